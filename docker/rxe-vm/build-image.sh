@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# Builds the Soft-RoCE (rdma_rxe) peer VM image: a stock Debian bookworm kernel (vmlinuz) and a
+# small initramfs (busybox, rdma-core tools, perftest, iproute2, the rxe module closure) whose
+# /init is docker/rxe-vm/init.sh.
+#
+# Everything comes from Debian packages fetched with `apt-get download` and unpacked with
+# `dpkg-deb -x`; nothing is installed on the host. Host needs: apt, dpkg-deb, depmod (kmod),
+# cpio, gzip, and readelf (binutils) or perl for reading ELF DT_NEEDED entries.
+#
+# Output (outside git): ${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}/
+#   vmlinuz  initrd.img  kernel-release  versions.txt  stamp
+# A complete image whose stamp matches this script version is reused (exit fast).
+#
+# Usage: build-image.sh [--force]
+# Env:   ROCE4J_RXE_VM_CACHE       output directory (see above)
+#        ROCE4J_RXE_VM_TCPDUMP=1   also put tcpdump (and its ~4 MB library closure) in the guest
+#        ROCE4J_RXE_APT_SOURCES    an apt sources file to use instead of the host's apt sources
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}
+WITH_TCPDUMP=${ROCE4J_RXE_VM_TCPDUMP:-0}
+FORCE=0
+case "${1:-}" in
+  --force) FORCE=1 ;;
+  '') ;;
+  -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
+esac
+
+# Packages whose programs (or explicitly named files) go into the guest. Libraries they need are
+# found by following DT_NEEDED through the unpacked packages; missing ones are fetched from the
+# Depends of the package that needs them, until the closure is complete.
+ROOT_PACKAGES=(busybox-static libc6 libgcc-s1 libibverbs1 ibverbs-providers ibverbs-utils
+  librdmacm1 rdmacm-utils libibumad3 perftest iproute2)
+[[ $WITH_TCPDUMP == 1 ]] && ROOT_PACKAGES+=(tcpdump)
+# Kernel modules loaded by init.sh (their dependency closure is added by modprobe --show-depends).
+MODULES=(crc32_generic virtio_pci virtio_net e1000 rdma_rxe ib_uverbs ib_umad rdma_ucm)
+MULTIARCH=x86_64-linux-gnu
+
+# Files taken from a root package, as globs relative to the package root. Libraries are added
+# by the closure, so library packages list only what is dlopen()ed or otherwise not NEEDED.
+package_files() {
+  case "$1" in
+    busybox-static)    echo 'bin/busybox' ;;
+    libc6)             echo 'lib64/ld-linux-x86-64.so.2' ;;
+    libgcc-s1)         echo "lib/$MULTIARCH/libgcc_s.so.1" ;;  # dlopen()ed by glibc (pthread_exit)
+    ibverbs-providers) echo "usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so etc/libibverbs.d/rxe.driver" ;;
+    ibverbs-utils|rdmacm-utils|perftest) echo 'usr/bin/*' ;;
+    iproute2)          echo 'bin/ip usr/bin/rdma etc/iproute2/*' ;;
+    tcpdump)           echo 'usr/bin/tcpdump' ;;
+    *)                 echo '' ;;
+  esac
+}
+
+STAMP=$( { cat "${BASH_SOURCE[0]}" "$SCRIPT_DIR/init.sh"
+           echo "packages=${ROOT_PACKAGES[*]} modules=${MODULES[*]} tcpdump=$WITH_TCPDUMP"; } \
+         | sha256sum | cut -d' ' -f1)
+
+image_complete() {
+  [[ -s $CACHE/vmlinuz && -s $CACHE/initrd.img && -s $CACHE/versions.txt \
+     && -s $CACHE/kernel-release && -f $CACHE/stamp && $(cat "$CACHE/stamp") == "$STAMP" ]]
+}
+
+log() { printf '[build-image] %s\n' "$*" >&2; }
+die() { printf '[build-image] ERROR: %s\n' "$*" >&2; exit 1; }
+
+mkdir -p "$CACHE"
+if [[ $FORCE == 0 ]] && image_complete; then
+  log "reusing cached image in $CACHE (kernel $(cat "$CACHE/kernel-release"))"
+  exit 0
+fi
+exec 9>"$CACHE/.lock"
+flock 9   # a concurrent build of the same cache finishes first
+if [[ $FORCE == 0 ]] && image_complete; then
+  log "reusing cached image in $CACHE (built concurrently)"
+  exit 0
+fi
+
+START=$(date +%s)
+WORK=$(mktemp -d "$CACHE/work.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$WORK/debs" "$WORK/x"
+: >"$WORK/apt/status"
+
+# apt with private state: the host's package lists, cache and dpkg status are not touched, and
+# packages installed on the host do not hide anything from the resolution.
+APT_OPTS=(-o "Dir::State::Lists=$WORK/apt/lists" -o "Dir::State::status=$WORK/apt/status"
+  -o "Dir::Cache=$WORK/apt/cache" -o "APT::Architecture=amd64" -o "APT::Sandbox::User=root"
+  -o "Debug::NoLocking=1")
+if [[ -n ${ROCE4J_RXE_APT_SOURCES:-} ]]; then
+  APT_OPTS+=(-o "Dir::Etc::SourceList=$ROCE4J_RXE_APT_SOURCES" -o "Dir::Etc::SourceParts=/nonexistent")
+fi
+log "apt-get update (private lists in $WORK/apt)"
+apt-get "${APT_OPTS[@]}" -qq update >&2 || die "apt-get update failed"
+
+declare -A PKG_DIR=()   # package name -> unpacked tree
+fetch() {  # fetch PKG...: download and unpack packages not fetched yet
+  local p todo=()
+  for p in "$@"; do [[ -n ${PKG_DIR[$p]:-} ]] || todo+=("$p"); done
+  ((${#todo[@]})) || return 0
+  local dl="$WORK/dl.$RANDOM"
+  mkdir -p "$dl"
+  (cd "$dl" && apt-get "${APT_OPTS[@]}" -qq download "${todo[@]}" >&2) \
+    || die "apt-get download ${todo[*]} failed"
+  local deb name
+  for deb in "$dl"/*.deb; do
+    name=$(dpkg-deb -f "$deb" Package)
+    dpkg-deb -f "$deb" Package Version | paste -sd' ' | sed 's/^Package: //; s/ Version: / /' >>"$WORK/versions"
+    mkdir -p "$WORK/x/$name"
+    dpkg-deb -x "$deb" "$WORK/x/$name"
+    PKG_DIR[$name]="$WORK/x/$name"
+    rm -f "$deb"
+  done
+  rmdir "$dl"
+}
+
+# The kernel: whatever linux-image-amd64 currently depends on (moves with security updates).
+KPKG=$(apt-cache "${APT_OPTS[@]}" depends linux-image-amd64 \
+       | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n1)
+[[ -n $KPKG ]] || die "cannot resolve the kernel package from linux-image-amd64"
+KREL=${KPKG#linux-image-}
+log "kernel package $KPKG"
+fetch "$KPKG" "${ROOT_PACKAGES[@]}"
+
+# ---- ELF helpers -------------------------------------------------------------------------------
+is_elf() { [[ -f $1 && ! -L $1 && $(head -c 4 "$1" | od -An -c | tr -d ' \n') == '177ELF' ]]; }
+if command -v readelf >/dev/null; then
+  elf_needed() { LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'; }
+else
+  elf_needed() {  # ELF64 little-endian: DT_NEEDED strings of the SHT_DYNAMIC section
+    perl -e '
+      open(F, "<:raw", $ARGV[0]) or die; local $/; my $d = <F>;
+      my ($shoff) = unpack("Q<", substr($d, 0x28, 8));
+      my ($shentsize, $shnum) = unpack("v v", substr($d, 0x3a, 4));
+      for my $i (0 .. $shnum - 1) {
+        my $sh = substr($d, $shoff + $i * $shentsize, $shentsize);
+        my ($type) = unpack("V", substr($sh, 4, 4));
+        next unless $type == 6;
+        my ($off, $size) = unpack("Q< Q<", substr($sh, 0x18, 16));
+        my ($link) = unpack("V", substr($sh, 0x28, 4));
+        my ($stroff) = unpack("Q<", substr($d, $shoff + $link * $shentsize + 0x18, 8));
+        for (my $o = $off; $o < $off + $size; $o += 16) {
+          my ($tag, $val) = unpack("Q< Q<", substr($d, $o, 16));
+          last if $tag == 0;
+          if ($tag == 1) { my $s = substr($d, $stroff + $val); $s =~ s/\0.*//s; print "$s\n"; }
+        }
+      }' "$1"
+  }
+fi
+
+# ---- shared-library closure --------------------------------------------------------------------
+declare -A SELECT=()    # "pkg|relpath" -> 1: files (and symlinks) that go into the guest
+declare -A SONAME=()    # soname -> "pkg|relpath"
+declare -A SCANNED=()
+
+index_libs() {
+  SONAME=()
+  local p d f
+  for p in "${!PKG_DIR[@]}"; do
+    [[ $p == "$KPKG" ]] && continue
+    for d in "lib/$MULTIARCH" "usr/lib/$MULTIARCH"; do
+      [[ -d ${PKG_DIR[$p]}/$d ]] || continue
+      for f in "${PKG_DIR[$p]}/$d"/*.so*; do
+        [[ -e $f || -L $f ]] || continue
+        [[ -n ${SONAME[${f##*/}]:-} ]] || SONAME[${f##*/}]="$p|${f#"${PKG_DIR[$p]}"/}"
+      done
+    done
+  done
+}
+
+# select PKG RELPATH: add a file; follow a symlink to its target in the same package. A regular
+# ELF file is also appended to QUEUE for the NEEDED scan. (Runs in this shell: no subshells.)
+QUEUE=()
+select_path() {
+  local p=$1 rel=$2 n=0 abs t
+  while :; do
+    abs="${PKG_DIR[$p]}/$rel"
+    [[ -e $abs || -L $abs ]] || die "$p has no $rel"
+    SELECT["$p|$rel"]=1
+    if [[ -L $abs ]]; then
+      t=$(readlink "$abs")
+      if [[ $t == /* ]]; then rel=${t#/}; else rel=$(realpath -m -s --relative-to="${PKG_DIR[$p]}" "$(dirname "$abs")/$t"); fi
+      ((++n < 10)) || die "symlink loop at $p/$rel"
+      if [[ ! -e ${PKG_DIR[$p]}/$rel && ! -L ${PKG_DIR[$p]}/$rel ]]; then
+        # absolute link into the merged /usr (e.g. lib64/ld-linux -> /lib/...): try the other half
+        case $rel in usr/*) rel=${rel#usr/} ;; *) rel=usr/$rel ;; esac
+      fi
+      continue
+    fi
+    if is_elf "$abs"; then QUEUE+=("$p|$rel"); fi
+    return 0
+  done
+}
+
+ROUND=0
+while :; do
+  ROUND=$((ROUND + 1))
+  index_libs
+  SELECT=(); SCANNED=()
+  QUEUE=()
+  for p in "${ROOT_PACKAGES[@]}"; do
+    read -ra globs <<<"$(package_files "$p")"
+    for g in "${globs[@]}"; do
+      matched=0
+      for abs in "${PKG_DIR[$p]}"/$g; do
+        [[ -e $abs || -L $abs ]] || continue
+        matched=1
+        select_path "$p" "${abs#"${PKG_DIR[$p]}"/}"
+      done
+      [[ $matched == 1 ]] || die "package $p has no file matching $g"
+    done
+  done
+  declare -A missing=()   # soname -> packages that need it
+  while ((${#QUEUE[@]})); do
+    k=${QUEUE[0]}; QUEUE=("${QUEUE[@]:1}")
+    [[ -n ${SCANNED[$k]:-} ]] && continue
+    SCANNED[$k]=1
+    p=${k%%|*}; rel=${k#*|}
+    for so in $(elf_needed "${PKG_DIR[$p]}/$rel"); do
+      if [[ -n ${SONAME[$so]:-} ]]; then
+        lp=${SONAME[$so]%%|*}; lrel=${SONAME[$so]#*|}
+        select_path "$lp" "$lrel"
+      else
+        missing[$so]="${missing[$so]:-} $p"
+      fi
+    done
+  done
+  ((${#missing[@]})) || break
+  # Fetch the library dependencies of the packages whose files have unresolved sonames.
+  owners=$(printf '%s\n' "${missing[@]}" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+  deps=()
+  for o in $owners; do
+    while read -r d; do
+      [[ -n ${PKG_DIR[$d]:-} ]] || deps+=("$d")
+    done < <(apt-cache "${APT_OPTS[@]}" depends "$o" \
+             | sed -n 's/^ *|\{0,1\}\(Pre\)\{0,1\}Depends: \([a-z0-9][a-z0-9.+-]*\)$/\2/p' \
+             | grep -E '^(lib|zlib)' | sort -u)
+  done
+  if ((${#deps[@]} == 0)) || ((ROUND > 12)); then
+    for so in "${!missing[@]}"; do log "unresolved: $so (needed by${missing[$so]})"; done
+    die "shared-library closure is not complete"
+  fi
+  log "closure round $ROUND: ${#missing[@]} sonames missing, fetching ${deps[*]}"
+  fetch "${deps[@]}"
+  unset missing
+done
+log "closure complete after $ROUND round(s): ${#SELECT[@]} files"
+
+# ---- root filesystem -----------------------------------------------------------------------------
+ROOT="$WORK/root"
+mkdir -p "$ROOT"/{usr/bin,usr/sbin,usr/lib/$MULTIARCH,usr/lib64,etc,proc,sys,dev,tmp,run,root,var/tmp}
+ln -s usr/bin "$ROOT/bin"; ln -s usr/sbin "$ROOT/sbin"; ln -s usr/lib "$ROOT/lib"; ln -s usr/lib64 "$ROOT/lib64"
+chmod 1777 "$ROOT/tmp" "$ROOT/var/tmp"
+
+merged() {  # map a package path onto the merged-/usr layout of the guest
+  case $1 in bin/*|sbin/*|lib/*|lib64/*) echo "usr/$1" ;; *) echo "$1" ;; esac
+}
+for k in "${!SELECT[@]}"; do
+  p=${k%%|*}; rel=${k#*|}
+  dst="$ROOT/$(merged "$rel")"
+  mkdir -p "$(dirname "$dst")"
+  [[ -e $dst || -L $dst ]] && continue
+  cp -a "${PKG_DIR[$p]}/$rel" "$dst"
+done
+
+# iproute2's ip also as /sbin/ip (busybox would otherwise put its own applet there)
+ln -s /usr/bin/ip "$ROOT/usr/sbin/ip"
+# busybox applets as symlinks, where no real program of the same name is installed
+BB="${PKG_DIR[busybox-static]}/bin/busybox"
+for a in $("$BB" --list-full); do
+  dst="$ROOT/$(merged "$a")"
+  [[ -e $dst || -L $dst ]] && continue
+  mkdir -p "$(dirname "$dst")"
+  ln -s /usr/bin/busybox "$dst"
+done
+# busybox has no nohup applet: an ignored SIGHUP survives exec
+printf '#!/bin/sh\ntrap "" HUP\nexec "$@"\n' >"$ROOT/usr/bin/nohup"
+chmod 755 "$ROOT/usr/bin/nohup"
+
+cat >"$ROOT/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+EOF
+echo 'root:x:0:' >"$ROOT/etc/group"
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$ROOT/etc/hosts"
+echo 'hosts: files' >"$ROOT/etc/nsswitch.conf"
+echo 'rxe-peer' >"$ROOT/etc/hostname"
+install -m 755 "$SCRIPT_DIR/init.sh" "$ROOT/init"
+
+# kernel modules: the dependency closure of MODULES only
+KTREE=${PKG_DIR[$KPKG]}
+[[ -d $KTREE/lib/modules/$KREL ]] || die "$KPKG has no lib/modules/$KREL"
+depmod -b "$KTREE" "$KREL"
+mkdir -p "$ROOT/usr/lib/modules/$KREL"
+for m in "${MODULES[@]}"; do
+  modprobe -d "$KTREE" -S "$KREL" --show-depends "$m" \
+    || die "kernel $KREL has no module $m"
+done | awk '$1 == "insmod" { print $2 }' | sort -u | while read -r ko; do
+  rel=${ko#"$KTREE"/lib/modules/"$KREL"/}
+  mkdir -p "$ROOT/usr/lib/modules/$KREL/$(dirname "$rel")"
+  cp "$ko" "$ROOT/usr/lib/modules/$KREL/$rel"
+done
+cp "$KTREE/lib/modules/$KREL"/modules.{order,builtin,builtin.modinfo} "$ROOT/usr/lib/modules/$KREL/"
+depmod -b "$ROOT" "$KREL"
+NMOD=$(find "$ROOT/usr/lib/modules/$KREL" -name '*.ko*' | wc -l)
+
+# ---- pack ----------------------------------------------------------------------------------------
+(cd "$ROOT" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) \
+  | gzip -9n >"$WORK/initrd.img"
+cp "$KTREE/boot/vmlinuz-$KREL" "$WORK/vmlinuz"
+{
+  echo "# roce4j rxe-vm image, built $(date -u +%Y-%m-%dT%H:%M:%SZ) by build-image.sh ($STAMP)"
+  echo "# kernel-release $KREL"
+  sort -u "$WORK/versions"
+} >"$WORK/versions.txt"
+
+rm -f "$CACHE/stamp"
+mv -f "$WORK/vmlinuz" "$WORK/initrd.img" "$WORK/versions.txt" "$CACHE/"
+echo "$KREL" >"$CACHE/kernel-release"
+echo "$STAMP" >"$CACHE/stamp"
+
+ROOT_KB=$(du -sk "$ROOT" | cut -f1)
+log "image: $CACHE/vmlinuz ($(du -k "$CACHE/vmlinuz" | cut -f1) KiB)" \
+    "+ initrd.img ($(du -k "$CACHE/initrd.img" | cut -f1) KiB, ${ROOT_KB} KiB unpacked, $NMOD modules)"
+log "kernel $KREL; package versions in $CACHE/versions.txt"
+log "build time: $(( $(date +%s) - START )) s"
