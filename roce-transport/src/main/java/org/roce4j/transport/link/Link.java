@@ -1,0 +1,124 @@
+package org.roce4j.transport.link;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Moves Ethernet frames between a roce4j endpoint and a medium: the in-memory fabric, an Ethernet-over-UDP tunnel
+ * to a QEMU guest, a kernel UDP socket, or a raw interface through libpcap.
+ *
+ * <p>The engine always deals in whole Ethernet frames (Ethernet, IP, UDP, BTH, ..., ICRC). A link owns layer 2:
+ * on send it fills in the destination MAC from its neighbour table for the frame's destination IP (resolving it
+ * by ARP where the medium needs it) and answers ARP for its own address. A link that cannot carry raw frames (the
+ * kernel UDP link) rewrites what the kernel will put on the wire and recomputes the ICRC accordingly.
+ *
+ * <p>Sending is claim/commit so a frame is built once, in place, in the link's own memory:
+ * <pre>{@code
+ * int index = link.tryClaim(maxLength);
+ * if (index >= 0) { build into link.sendBuffer() at index; link.commit(index, actualLength); }
+ * ...
+ * link.flush();   // push committed frames to the medium, in batches where the medium allows
+ * }</pre>
+ *
+ * <p>Threading: a link is driven by one thread at a time (the engine's agent, or the caller in invoker mode); it
+ * is not thread safe, except {@link #counters()} which any thread may read, and {@link #close()}.
+ */
+public interface Link extends AutoCloseable
+{
+    /**
+     * @return a short name for logs and counters, e.g. {@code tunnel:127.0.0.1:7001}.
+     */
+    String name();
+
+    /**
+     * @return the link's own MAC and IPv4 address.
+     */
+    LinkAddress address();
+
+    /**
+     * @return the IP MTU of the medium (1500, 9000, ...); the device derives its active IB MTU from it as rxe
+     *     does (largest IB MTU not above MTU minus the RoCEv2 header allowance).
+     */
+    int mtu();
+
+    /**
+     * @return true when received frames are the real bytes from the wire, so their ICRC can be verified; false for
+     *     the kernel UDP link, whose frames are rebuilt around the UDP payload.
+     */
+    boolean verifiesIcrc();
+
+    /**
+     * Claim room for one outgoing frame in {@link #sendBuffer()}.
+     *
+     * @param maxLength the most bytes the frame will need.
+     * @return index of the frame's first byte, or -1 when the link is full (back-pressure: flush, poll and retry).
+     * @throws IllegalArgumentException when maxLength exceeds what the link can ever carry.
+     */
+    int tryClaim(int maxLength);
+
+    /**
+     * @return the buffer claimed frames are built in.
+     */
+    MutableDirectBuffer sendBuffer();
+
+    /**
+     * Finish a claimed frame; it will go out on the next {@link #flush()} (or earlier).
+     *
+     * @param index  returned by {@link #tryClaim(int)}.
+     * @param length actual length of the frame, at most the claimed maximum.
+     */
+    void commit(int index, int length);
+
+    /**
+     * Give up a claim without sending anything.
+     *
+     * @param index returned by {@link #tryClaim(int)}.
+     */
+    void abort(int index);
+
+    /**
+     * Push committed frames to the medium.
+     *
+     * @return number of frames sent.
+     */
+    int flush();
+
+    /**
+     * Copy a whole frame in and commit it: for tools and tests that build frames elsewhere.
+     *
+     * @param frame  holding the frame.
+     * @param offset of the Ethernet header.
+     * @param length of the frame.
+     * @return false when the link is full.
+     */
+    default boolean send(final DirectBuffer frame, final int offset, final int length)
+    {
+        final int index = tryClaim(length);
+        if (index < 0)
+        {
+            return false;
+        }
+        sendBuffer().putBytes(index, frame, offset, length);
+        commit(index, length);
+        return true;
+    }
+
+    /**
+     * Deliver received frames.
+     *
+     * @param handler   called once per frame.
+     * @param maxFrames the most frames to deliver in this call.
+     * @return number of frames delivered (0 when none was waiting).
+     */
+    int poll(FrameHandler handler, int maxFrames);
+
+    /**
+     * @return this link's counters.
+     */
+    LinkCounters counters();
+
+    /**
+     * Release the medium (sockets, handles, fabric ports). Idempotent.
+     */
+    void close();
+}

@@ -1,0 +1,42 @@
+package org.roce4j.transport.link;
+
+/**
+ * Counters every {@link Link} keeps, readable through {@link Link#counters()}.
+ */
+public enum LinkCounter
+{
+    /** Frames handed to the medium. */
+    FRAMES_SENT,
+    /** Bytes of frames handed to the medium. */
+    BYTES_SENT,
+    /** Frames delivered to the frame handler. */
+    FRAMES_RECEIVED,
+    /** Bytes of frames delivered to the frame handler. */
+    BYTES_RECEIVED,
+    /** Frames not sent because the medium or the link's queue was full (back-pressure). */
+    SEND_BACK_PRESSURE,
+    /** Frames that failed to send with an I/O error. */
+    SEND_ERRORS,
+    /** Frames held back or dropped because the destination MAC was not resolved yet. */
+    SEND_UNRESOLVED,
+    /** Received frames dropped by the link itself: not addressed to it, malformed datagrams, ... */
+    RECEIVE_FILTERED,
+    /** Receive errors from the medium (truncated datagrams, I/O errors). */
+    RECEIVE_ERRORS,
+    /** Received frames whose ICRC the link cannot verify (the kernel UDP path hides the real IP header). */
+    RECEIVE_UNVERIFIED,
+    /** ARP requests sent. */
+    ARP_REQUESTS_SENT,
+    /** ARP replies sent (the link answering for its own IP). */
+    ARP_REPLIES_SENT,
+    /** ARP packets received. */
+    ARP_RECEIVED,
+    /** Frames dropped by fault injection. */
+    INJECTED_DROPS,
+    /** Frames duplicated by fault injection. */
+    INJECTED_DUPLICATES,
+    /** Frames corrupted by fault injection. */
+    INJECTED_CORRUPTIONS,
+    /** Frames delayed or reordered by fault injection. */
+    INJECTED_DELAYS
+}
