@@ -1,0 +1,48 @@
+package org.roce4j.transport;
+
+/**
+ * Work completion opcodes (enum ibv_wc_opcode), with the libibverbs values.
+ */
+public enum WcOpcode
+{
+    /** IBV_WC_SEND = 0. */
+    SEND(0),
+    /** IBV_WC_RDMA_WRITE = 1. */
+    RDMA_WRITE(1),
+    /** IBV_WC_RDMA_READ = 2. */
+    RDMA_READ(2),
+    /** IBV_WC_COMP_SWAP = 3. */
+    COMP_SWAP(3),
+    /** IBV_WC_FETCH_ADD = 4. */
+    FETCH_ADD(4),
+    /** IBV_WC_RECV = 128: a SEND arrived. */
+    RECV(128),
+    /** IBV_WC_RECV_RDMA_WITH_IMM = 129: an RDMA WRITE with immediate consumed a receive. */
+    RECV_RDMA_WITH_IMM(129);
+
+    private static final WcOpcode[] VALUES = values();
+
+    private final int verbsValue;
+
+    WcOpcode(final int verbsValue)
+    {
+        this.verbsValue = verbsValue;
+    }
+
+    /**
+     * @return the libibverbs enum value.
+     */
+    public int verbsValue()
+    {
+        return verbsValue;
+    }
+
+    /**
+     * @param ordinal from {@link #ordinal()}.
+     * @return the constant.
+     */
+    public static WcOpcode fromOrdinal(final int ordinal)
+    {
+        return VALUES[ordinal];
+    }
+}

@@ -1,0 +1,71 @@
+package org.roce4j.transport;
+
+/**
+ * Work completion status (enum ibv_wc_status), with the libibverbs values and meanings.
+ */
+public enum WcStatus
+{
+    /** 0: the operation completed. */
+    SUCCESS,
+    /** 1: local length error: a receive buffer too small for the message, or a send too long for the QP. */
+    LOC_LEN_ERR,
+    /** 2: local QP operation error: an internal consistency error, e.g. a malformed WQE. */
+    LOC_QP_OP_ERR,
+    /** 3: local EE context operation error (RD only; never reported by roce4j). */
+    LOC_EEC_OP_ERR,
+    /** 4: local protection error: an SGE's lkey, bounds or access flags do not allow the access. */
+    LOC_PROT_ERR,
+    /** 5: the WR was flushed because the QP entered the error state. */
+    WR_FLUSH_ERR,
+    /** 6: memory window bind error. */
+    MW_BIND_ERR,
+    /** 7: bad response: an unexpected opcode in a response. */
+    BAD_RESP_ERR,
+    /** 8: local access error: a protection error on a local buffer written by an incoming RDMA WRITE with imm. */
+    LOC_ACCESS_ERR,
+    /** 9: remote invalid request: the responder NAKed with Invalid Request. */
+    REM_INV_REQ_ERR,
+    /** 10: remote access error: the responder NAKed with Remote Access Error (rkey, bounds, permission). */
+    REM_ACCESS_ERR,
+    /** 11: remote operational error: the responder NAKed with Remote Operational Error. */
+    REM_OP_ERR,
+    /** 12: transport retry counter exceeded: no ACK after retry_cnt retransmissions. */
+    RETRY_EXC_ERR,
+    /** 13: RNR retry counter exceeded: the responder kept answering RNR NAK. */
+    RNR_RETRY_EXC_ERR,
+    /** 14: local RDD violation (RD only). */
+    LOC_RDD_VIOL_ERR,
+    /** 15: remote invalid RD request (RD only). */
+    REM_INV_RD_REQ_ERR,
+    /** 16: remote aborted. */
+    REM_ABORT_ERR,
+    /** 17: invalid EE context number (RD only). */
+    INV_EECN_ERR,
+    /** 18: invalid EE context state (RD only). */
+    INV_EEC_STATE_ERR,
+    /** 19: fatal error. */
+    FATAL_ERR,
+    /** 20: response timeout. */
+    RESP_TIMEOUT_ERR,
+    /** 21: general error. */
+    GENERAL_ERR;
+
+    private static final WcStatus[] VALUES = values();
+
+    /**
+     * @return the libibverbs enum value.
+     */
+    public int verbsValue()
+    {
+        return ordinal();
+    }
+
+    /**
+     * @param ordinal from {@link #ordinal()}.
+     * @return the constant.
+     */
+    public static WcStatus fromOrdinal(final int ordinal)
+    {
+        return VALUES[ordinal];
+    }
+}

@@ -1,0 +1,100 @@
+package org.roce4j.transport;
+
+/**
+ * Send work request opcodes (enum ibv_wr_opcode), with the libibverbs values.
+ */
+public enum WrOpcode
+{
+    /** IBV_WR_RDMA_WRITE = 0. */
+    RDMA_WRITE(0),
+    /** IBV_WR_RDMA_WRITE_WITH_IMM = 1. */
+    RDMA_WRITE_WITH_IMM(1),
+    /** IBV_WR_SEND = 2. */
+    SEND(2),
+    /** IBV_WR_SEND_WITH_IMM = 3. */
+    SEND_WITH_IMM(3),
+    /** IBV_WR_RDMA_READ = 4. */
+    RDMA_READ(4),
+    /** IBV_WR_ATOMIC_CMP_AND_SWP = 5. */
+    ATOMIC_CMP_AND_SWP(5),
+    /** IBV_WR_ATOMIC_FETCH_AND_ADD = 6. */
+    ATOMIC_FETCH_AND_ADD(6),
+    /** IBV_WR_SEND_WITH_INV = 9. */
+    SEND_WITH_INV(9);
+
+    private final int verbsValue;
+
+    WrOpcode(final int verbsValue)
+    {
+        this.verbsValue = verbsValue;
+    }
+
+    /**
+     * @return the libibverbs enum value.
+     */
+    public int verbsValue()
+    {
+        return verbsValue;
+    }
+
+    /**
+     * @return true for RDMA READ and the atomics: requests answered with data, limited by max_rd_atomic (ORD).
+     */
+    public boolean isReadOrAtomic()
+    {
+        return RDMA_READ == this || ATOMIC_CMP_AND_SWP == this || ATOMIC_FETCH_AND_ADD == this;
+    }
+
+    /**
+     * @return true for the two atomics.
+     */
+    public boolean isAtomic()
+    {
+        return ATOMIC_CMP_AND_SWP == this || ATOMIC_FETCH_AND_ADD == this;
+    }
+
+    /**
+     * @return true for the SEND family: consumes a receive WQE at the responder.
+     */
+    public boolean isSend()
+    {
+        return SEND == this || SEND_WITH_IMM == this || SEND_WITH_INV == this;
+    }
+
+    /**
+     * @return true for the RDMA WRITE family.
+     */
+    public boolean isWrite()
+    {
+        return RDMA_WRITE == this || RDMA_WRITE_WITH_IMM == this;
+    }
+
+    /**
+     * @return true for the opcodes that carry immediate data.
+     */
+    public boolean hasImmediate()
+    {
+        return SEND_WITH_IMM == this || RDMA_WRITE_WITH_IMM == this;
+    }
+
+    /**
+     * @return the completion opcode a send WR of this kind reports.
+     */
+    public WcOpcode completionOpcode()
+    {
+        switch (this)
+        {
+            case RDMA_WRITE:
+            case RDMA_WRITE_WITH_IMM:
+                return WcOpcode.RDMA_WRITE;
+            case RDMA_READ:
+                return WcOpcode.RDMA_READ;
+            case ATOMIC_CMP_AND_SWP:
+                return WcOpcode.COMP_SWAP;
+            case ATOMIC_FETCH_AND_ADD:
+                return WcOpcode.FETCH_ADD;
+            default:
+                return WcOpcode.SEND;
+        }
+    }
+}

@@ -1,0 +1,615 @@
+package org.roce4j.transport.engine;
+
+import java.nio.ByteOrder;
+
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.WcStatus;
+import org.roce4j.transport.WorkCompletion;
+import org.roce4j.transport.WrOpcode;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.header.AethHeader;
+
+/**
+ * The completer (rxe_comp.c): turns ACKs, NAKs, READ responses and atomic acknowledgements into send completions,
+ * and decides retries.
+ *
+ * <p>Each response runs the state machine of {@link State} against the oldest outstanding WQE:
+ * <pre>
+ *   GET_WQE -&gt; CHECK_PSN -&gt; CHECK_ACK -&gt; READ | ATOMIC | WRITE_SEND -&gt; COMP_ACK -&gt; UPDATE_COMP -&gt; DONE
+ *                  |              \-&gt; ERROR_RETRY (PSN-sequence NAK) | RNR_RETRY (RNR NAK) | ERROR (other NAKs)
+ *                  \-&gt; COMP_WQE -&gt; GET_WQE   (a later PSN implicitly acknowledges a pending SEND/WRITE)
+ * </pre>
+ * A response beyond a pending READ or atomic is an implied NAK (IBA 9.7.5.1.2): retry. Retries are go-back-N from
+ * the oldest unacknowledged PSN, at most retry_cnt (RNR NAKs: rnr_retry) times; 7 means forever for both, as rxe
+ * does. The retransmit timer (4.096 µs × 2^timeout) is pushed forward by every response while packets are
+ * outstanding, exactly like rxe's reset_retry_timer.
+ */
+final class Completer
+{
+    /** rxe's completer states (enum comp_state), minus the ones that only exist for its packet queue. */
+    enum State
+    {
+        /** Find the oldest outstanding WQE. */
+        GET_WQE,
+        /** Place the response's PSN relative to that WQE and the expected PSN. */
+        CHECK_PSN,
+        /** Check the opcode sequence and the AETH syndrome. */
+        CHECK_ACK,
+        /** Copy READ response data into the WQE's buffers. */
+        READ,
+        /** Store the atomic's original value into the WQE's buffer. */
+        ATOMIC,
+        /** A plain ACK: does it complete the WQE? */
+        WRITE_SEND,
+        /** The response completes the WQE. */
+        COMP_ACK,
+        /** A later response completes a pending SEND/WRITE implicitly. */
+        COMP_WQE,
+        /** Advance the expected PSN. */
+        UPDATE_COMP,
+        /** Start a go-back-N retry (or fail with RETRY_EXC_ERR). */
+        ERROR_RETRY,
+        /** Wait the RNR timer then retry (or fail with RNR_RETRY_EXC_ERR). */
+        RNR_RETRY,
+        /** Complete the WQE with an error and move the QP to ERR. */
+        ERROR,
+        /** Finished with this response. */
+        DONE
+    }
+
+    /** retry_cnt / rnr_retry value rxe treats as "retry forever" (IBA 9.7.5.2.8 for RNR). */
+    static final int INFINITE_RETRY = 7;
+
+    private final RoceEngine engine;
+    private final TransportCounters counters;
+    private State lastFinalState = State.DONE;
+
+    Completer(final RoceEngine engine)
+    {
+        this.engine = engine;
+        this.counters = engine.countersInternal();
+    }
+
+    /**
+     * Process one response packet for a QP.
+     *
+     * @param qp  the QP.
+     * @param pkt the parsed packet (valid during this call).
+     */
+    void onResponse(final QpContext qp, final RoceFrameParser pkt)
+    {
+        final RequesterState req = qp.req;
+        final CompleterState comp = qp.comp;
+        if (req.needRetry)
+        {
+            // rxe defers responses until the requester has restarted; here the restart happens first.
+            engine.requester().retry(qp);
+        }
+        final int psn = pkt.bth().psn();
+        final Opcode opcode = pkt.opcode();
+        final SendQueue sq = qp.sendQueue;
+        SendWqe wqe = null;
+        WcStatus errorStatus = WcStatus.BAD_RESP_ERR;
+        State state = State.GET_WQE;
+        while (State.DONE != state)
+        {
+            switch (state)
+            {
+                case GET_WQE:
+                    wqe = sq.completer < sq.publishedIndex() ? sq.at(sq.completer) : null;
+                    if (null == wqe || WqeState.POSTED == wqe.state)
+                    {
+                        counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
+                        state = State.DONE;
+                    }
+                    else
+                    {
+                        state = State.CHECK_PSN;
+                    }
+                    break;
+
+                case CHECK_PSN:
+                    state = checkPsn(qp, wqe, psn, opcode);
+                    break;
+
+                case CHECK_ACK:
+                    state = checkAck(qp, wqe, psn, opcode, pkt);
+                    if (State.ERROR == state)
+                    {
+                        errorStatus = nakStatus(pkt, opcode);
+                    }
+                    break;
+
+                case READ:
+                {
+                    final int length = pkt.payloadLength();
+                    if (length > wqe.resid)
+                    {
+                        // More data than the READ asked for.
+                        errorStatus = WcStatus.BAD_RESP_ERR;
+                        state = State.ERROR;
+                        break;
+                    }
+                    wqe.sgl.scatter(wqe.length - wqe.resid, pkt.buffer(), pkt.payloadOffset(), length);
+                    wqe.resid -= length;
+                    counters.add(TransportCounter.PAYLOAD_BYTES_RECEIVED, length);
+                    if (opcode.position().isEnd())
+                    {
+                        if (0 != wqe.resid)
+                        {
+                            errorStatus = WcStatus.BAD_RESP_ERR;
+                            state = State.ERROR;
+                        }
+                        else
+                        {
+                            state = State.COMP_ACK;
+                        }
+                    }
+                    else
+                    {
+                        state = State.UPDATE_COMP;
+                    }
+                    break;
+                }
+
+                case ATOMIC:
+                {
+                    final long original = pkt.atomicAckEth().originalData();
+                    final MemoryRegionEntry mr = wqe.sgl.firstRegion();
+                    // The result lands in host byte order, as a 64-bit integer the application reads.
+                    mr.memory().putLong(mr.indexOf(wqe.sgl.address(0)), original, ByteOrder.nativeOrder());
+                    state = State.COMP_ACK;
+                    break;
+                }
+
+                case WRITE_SEND:
+                    state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn && !wqe.opcode.isReadOrAtomic() ?
+                        State.COMP_ACK : State.UPDATE_COMP;
+                    break;
+
+                case COMP_ACK:
+                    complete(qp, wqe, WcStatus.SUCCESS);
+                    state = Psn.compare(psn, comp.psn) >= 0 ? State.UPDATE_COMP : State.DONE;
+                    break;
+
+                case COMP_WQE:
+                    if (WqeState.PENDING == wqe.state && Psn.compare(wqe.lastPsn, comp.psn) >= 0)
+                    {
+                        comp.psn = Psn.next(wqe.lastPsn);
+                        comp.lastOpcode = -1;
+                    }
+                    complete(qp, wqe, WcStatus.SUCCESS);
+                    wakeRequester(qp);
+                    state = State.GET_WQE;
+                    break;
+
+                case UPDATE_COMP:
+                    comp.lastOpcode = opcode.position().isEnd() ? -1 : opcode.code();
+                    if (Psn.compare(psn, comp.psn) >= 0)
+                    {
+                        comp.psn = Psn.next(psn);
+                    }
+                    wakeRequester(qp);
+                    state = State.DONE;
+                    break;
+
+                case ERROR_RETRY:
+                    errorRetry(qp, wqe, false);
+                    state = State.DONE;
+                    break;
+
+                case RNR_RETRY:
+                    rnrRetry(qp, wqe, pkt.aeth().syndrome());
+                    state = State.DONE;
+                    break;
+
+                case ERROR:
+                    fail(qp, wqe, errorStatus);
+                    state = State.DONE;
+                    break;
+
+                default:
+                    state = State.DONE;
+                    break;
+            }
+        }
+        lastFinalState = state;
+        resetRetransmitTimer(qp);
+    }
+
+    /**
+     * rxe check_psn: relate the response PSN to the WQE and to the oldest unacknowledged PSN.
+     */
+    private State checkPsn(final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode)
+    {
+        if (Psn.compare(psn, wqe.lastPsn) > 0)
+        {
+            if (WqeState.PENDING == wqe.state)
+            {
+                if (wqe.opcode.isReadOrAtomic())
+                {
+                    // IBA 9.7.5.1.2: a response past a READ/atomic that got no response is an implied NAK.
+                    counters.increment(TransportCounter.IMPLIED_NAKS);
+                    return State.ERROR_RETRY;
+                }
+                resetRetryCounters(qp);
+                return State.COMP_WQE;
+            }
+            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
+            return State.DONE;
+        }
+        final int diff = Psn.compare(psn, qp.comp.psn);
+        if (diff < 0)
+        {
+            // Most likely a retransmitted response: it completes the WQE if it is its last, else it is dropped.
+            if (psn == wqe.lastPsn && WqeState.PENDING == wqe.state && !wqe.opcode.isReadOrAtomic())
+            {
+                return State.COMP_ACK;
+            }
+            if (Opcode.RC_ACKNOWLEDGE == opcode && isReadResponseInProgress(qp.comp.lastOpcode))
+            {
+                return State.CHECK_ACK;
+            }
+            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
+            return State.DONE;
+        }
+        if (diff > 0 && wqe.opcode.isReadOrAtomic())
+        {
+            // A gap inside a READ response: wait for the retransmit timer (newer rxe drops here too).
+            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
+            return State.DONE;
+        }
+        return State.CHECK_ACK;
+    }
+
+    private static boolean isReadResponseInProgress(final int lastOpcode)
+    {
+        return Opcode.RC_RDMA_READ_RESPONSE_FIRST.code() == lastOpcode ||
+            Opcode.RC_RDMA_READ_RESPONSE_MIDDLE.code() == lastOpcode;
+    }
+
+    /**
+     * rxe check_ack: the opcode must fit the sequence and the WQE, and the syndrome decides the outcome.
+     */
+    private State checkAck(
+        final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode, final RoceFrameParser pkt)
+    {
+        final CompleterState comp = qp.comp;
+        if (-1 == comp.lastOpcode)
+        {
+            if (!opcode.position().isStart())
+            {
+                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                return State.ERROR;
+            }
+        }
+        else if (Opcode.RC_ACKNOWLEDGE != opcode && Opcode.RC_RDMA_READ_RESPONSE_MIDDLE != opcode &&
+            Opcode.RC_RDMA_READ_RESPONSE_LAST != opcode)
+        {
+            // A READ retry may restart the response with FIRST (or ONLY for a one-packet remainder).
+            final boolean restart = (psn == wqe.firstPsn && Opcode.RC_RDMA_READ_RESPONSE_FIRST == opcode) ||
+                (wqe.firstPsn == wqe.lastPsn && Opcode.RC_RDMA_READ_RESPONSE_ONLY == opcode);
+            if (!restart)
+            {
+                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                return State.ERROR;
+            }
+        }
+
+        switch (opcode)
+        {
+            case RC_RDMA_READ_RESPONSE_FIRST:
+            case RC_RDMA_READ_RESPONSE_LAST:
+            case RC_RDMA_READ_RESPONSE_ONLY:
+                if (AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()))
+                {
+                    counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                    return State.ERROR;
+                }
+                return readResponse(qp, wqe);
+            case RC_RDMA_READ_RESPONSE_MIDDLE:
+                return readResponse(qp, wqe);
+            case RC_ATOMIC_ACKNOWLEDGE:
+                if (AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()) || !wqe.opcode.isAtomic())
+                {
+                    counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                    return State.ERROR;
+                }
+                resetRetryCounters(qp);
+                return State.ATOMIC;
+            case RC_ACKNOWLEDGE:
+                return acknowledge(qp, pkt.aeth().syndrome(), psn);
+            default:
+                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                return State.ERROR;
+        }
+    }
+
+    private State readResponse(final QpContext qp, final SendWqe wqe)
+    {
+        if (WrOpcode.RDMA_READ != wqe.opcode)
+        {
+            counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+            return State.ERROR;
+        }
+        resetRetryCounters(qp);
+        return State.READ;
+    }
+
+    private State acknowledge(final QpContext qp, final int syndrome, final int psn)
+    {
+        switch (AethHeader.type(syndrome))
+        {
+            case AethHeader.TYPE_ACK:
+                counters.increment(TransportCounter.ACKS_RECEIVED);
+                resetRetryCounters(qp);
+                return State.WRITE_SEND;
+            case AethHeader.TYPE_RNR_NAK:
+                counters.increment(TransportCounter.NAK_RNR_RECEIVED);
+                return State.RNR_RETRY;
+            case AethHeader.TYPE_NAK:
+                if (AethHeader.NakCode.PSN_SEQUENCE_ERROR.syndrome() == syndrome)
+                {
+                    counters.increment(TransportCounter.NAK_SEQUENCE_RECEIVED);
+                    // IBA 9.7.5.1.3: a sequence NAK implicitly acknowledges every PSN before the one it carries.
+                    if (Psn.compare(psn, qp.comp.psn) > 0)
+                    {
+                        qp.comp.psn = psn;
+                        wakeRequester(qp);
+                    }
+                    return State.ERROR_RETRY;
+                }
+                counters.increment(TransportCounter.NAK_ERROR_RECEIVED);
+                return State.ERROR;
+            default:
+                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                return State.ERROR;
+        }
+    }
+
+    private static WcStatus nakStatus(final RoceFrameParser pkt, final Opcode opcode)
+    {
+        if (Opcode.RC_ACKNOWLEDGE != opcode)
+        {
+            return WcStatus.BAD_RESP_ERR;
+        }
+        final int syndrome = pkt.aeth().syndrome();
+        if (AethHeader.TYPE_NAK != AethHeader.type(syndrome))
+        {
+            return WcStatus.BAD_RESP_ERR;
+        }
+        final AethHeader.NakCode code = AethHeader.NakCode.of(AethHeader.value(syndrome));
+        if (AethHeader.NakCode.INVALID_REQUEST == code)
+        {
+            return WcStatus.REM_INV_REQ_ERR;
+        }
+        if (AethHeader.NakCode.REMOTE_ACCESS_ERROR == code)
+        {
+            return WcStatus.REM_ACCESS_ERR;
+        }
+        // Remote operational error, and (as rxe) any other NAK code.
+        return WcStatus.REM_OP_ERR;
+    }
+
+    /**
+     * The retransmit timer expired (rxe retransmit_timer + the completer's EXIT → ERROR_RETRY path).
+     *
+     * @param qp the QP.
+     */
+    void onRetransmitTimeout(final QpContext qp)
+    {
+        if (QpState.RTS != qp.state() && QpState.SQD != qp.state())
+        {
+            return;
+        }
+        final SendQueue sq = qp.sendQueue;
+        final SendWqe wqe = sq.completer < sq.publishedIndex() ? sq.at(sq.completer) : null;
+        if (null == wqe || WqeState.POSTED == wqe.state || Psn.compare(qp.req.psn, qp.comp.psn) <= 0)
+        {
+            return;
+        }
+        if (qp.req.waitingRnrTimer)
+        {
+            // rxe: a retransmit timeout during an RNR wait waits for the RNR timer instead.
+            resetRetransmitTimer(qp);
+            return;
+        }
+        counters.increment(TransportCounter.RETRANSMIT_TIMEOUTS);
+        errorRetry(qp, wqe, true);
+    }
+
+    private void errorRetry(final QpContext qp, final SendWqe wqe, final boolean timeout)
+    {
+        final CompleterState comp = qp.comp;
+        if (null == wqe || WqeState.POSTED == wqe.state)
+        {
+            return;
+        }
+        if (comp.startedRetry && !timeout)
+        {
+            // Already retrying because of this gap; more NAKs/implied NAKs for it change nothing (rxe).
+            return;
+        }
+        if (comp.retryLeft > 0)
+        {
+            if (INFINITE_RETRY != qp.attributes.retryCnt)
+            {
+                comp.retryLeft--;
+            }
+            if (Psn.compare(qp.req.psn, comp.psn) > 0)
+            {
+                qp.req.needRetry = true;
+                comp.startedRetry = true;
+                engine.schedule(qp);
+            }
+        }
+        else
+        {
+            counters.increment(TransportCounter.RETRY_EXCEEDED);
+            fail(qp, wqe, WcStatus.RETRY_EXC_ERR);
+        }
+    }
+
+    private void rnrRetry(final QpContext qp, final SendWqe wqe, final int syndrome)
+    {
+        final CompleterState comp = qp.comp;
+        if (comp.rnrRetryLeft > 0)
+        {
+            if (INFINITE_RETRY != qp.attributes.rnrRetry)
+            {
+                comp.rnrRetryLeft--;
+            }
+            counters.increment(TransportCounter.RNR_RETRIES);
+            final RequesterState req = qp.req;
+            req.waitingRnrTimer = true;
+            req.rnrDeadlineNs = engine.nowNs() + AethHeader.rnrTimerNs(AethHeader.value(syndrome));
+            engine.armTimer(qp, req.rnrDeadlineNs);
+        }
+        else
+        {
+            counters.increment(TransportCounter.RNR_RETRY_EXCEEDED);
+            fail(qp, wqe, WcStatus.RNR_RETRY_EXC_ERR);
+        }
+    }
+
+    private void fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
+    {
+        complete(qp, wqe, status);
+        engine.qpError(qp, AsyncEventType.QP_FATAL);
+    }
+
+    private static void resetRetryCounters(final QpContext qp)
+    {
+        final CompleterState comp = qp.comp;
+        comp.retryLeft = qp.attributes.retryCnt;
+        comp.rnrRetryLeft = qp.attributes.rnrRetry;
+        comp.startedRetry = false;
+    }
+
+    private void wakeRequester(final QpContext qp)
+    {
+        final RequesterStall stall = qp.req.stall;
+        if (RequesterStall.WINDOW == stall || RequesterStall.ORD == stall || RequesterStall.FENCE == stall)
+        {
+            engine.schedule(qp);
+        }
+    }
+
+    /**
+     * Start the retransmit timer if it is not running (the requester calls this after sending a packet that needs
+     * an answer).
+     *
+     * @param qp the QP.
+     */
+    void armRetransmitTimer(final QpContext qp)
+    {
+        if (0 != qp.timeoutNs && 0 == qp.comp.retransmitDeadlineNs)
+        {
+            final long deadline = engine.nowNs() + qp.timeoutNs;
+            qp.comp.retransmitDeadlineNs = deadline;
+            engine.armTimer(qp, deadline);
+        }
+    }
+
+    /**
+     * rxe reset_retry_timer: while packets are outstanding, every response pushes the deadline forward.
+     */
+    private void resetRetransmitTimer(final QpContext qp)
+    {
+        if (0 != qp.timeoutNs && Psn.compare(qp.req.psn, qp.comp.psn) > 0 &&
+            (QpState.RTS == qp.state() || QpState.SQD == qp.state()))
+        {
+            final long deadline = engine.nowNs() + qp.timeoutNs;
+            qp.comp.retransmitDeadlineNs = deadline;
+            engine.armTimer(qp, deadline);
+        }
+        else
+        {
+            qp.comp.retransmitDeadlineNs = 0;
+        }
+    }
+
+    /**
+     * Complete the WQE at the head of the send queue: write a completion if it is signaled or failed (IBA 10.7.3.1:
+     * errors always complete), release its ORD slot and retire the slot.
+     *
+     * @param qp     the QP.
+     * @param wqe    the WQE at the send queue's completer cursor.
+     * @param status its status.
+     */
+    void complete(final QpContext qp, final SendWqe wqe, final WcStatus status)
+    {
+        if (wqe.holdsOrd)
+        {
+            wqe.holdsOrd = false;
+            qp.req.readAtomicOutstanding--;
+            wakeRequester(qp);
+        }
+        wqe.status = status;
+        wqe.state = WcStatus.SUCCESS == status ? WqeState.DONE : WqeState.ERROR;
+        if (qp.signalAll || wqe.isSignaled() || WcStatus.SUCCESS != status)
+        {
+            final int flags = wqe.opcode.hasImmediate() ? WorkCompletion.FLAG_WITH_IMM : 0;
+            if (qp.sendCq.offer(wqe.wrId, status, wqe.opcode.completionOpcode(), (int)wqe.length, 0, qp.qpn, 0,
+                flags, 0))
+            {
+                counters.increment(WcStatus.SUCCESS == status ?
+                    TransportCounter.SEND_COMPLETIONS : TransportCounter.ERROR_COMPLETIONS);
+            }
+            else
+            {
+                cqOverflow(qp, qp.sendCq);
+            }
+        }
+        qp.sendQueue.retireOne();
+        checkSqDrained(qp);
+    }
+
+    /**
+     * IBA 11.4.2.1 (class G): a completion queue overflow is an error for the QP and for the CQ.
+     *
+     * @param qp the QP whose completion did not fit.
+     * @param cq the full completion queue.
+     */
+    void cqOverflow(final QpContext qp, final CompletionRing cq)
+    {
+        counters.increment(TransportCounter.CQ_OVERFLOWS);
+        engine.raise(AsyncEventType.CQ_ERR, cq.handle());
+        engine.qpError(qp, AsyncEventType.QP_FATAL);
+    }
+
+    /**
+     * Raise SQ_DRAINED once a QP in SQD has nothing outstanding.
+     *
+     * @param qp the QP.
+     */
+    void checkSqDrained(final QpContext qp)
+    {
+        if (qp.sqDraining && QpState.SQD == qp.state() && qp.sendQueue.completer == qp.sendQueue.requester &&
+            !hasStartedWqe(qp))
+        {
+            qp.sqDraining = false;
+            engine.raise(AsyncEventType.SQ_DRAINED, qp.qpn);
+        }
+    }
+
+    private static boolean hasStartedWqe(final QpContext qp)
+    {
+        final SendQueue sq = qp.sendQueue;
+        return sq.completer < sq.publishedIndex() && sq.at(sq.completer).started &&
+            WqeState.POSTED != sq.at(sq.completer).state;
+    }
+
+    /**
+     * @return the state the last response ended in (for tests).
+     */
+    State lastFinalState()
+    {
+        return lastFinalState;
+    }
+}

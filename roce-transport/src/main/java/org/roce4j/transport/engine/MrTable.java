@@ -1,0 +1,96 @@
+package org.roce4j.transport.engine;
+
+import java.security.SecureRandom;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Registered memory regions of a device, found by lkey (local SGEs) and by rkey (RETH / AtomicETH from peers).
+ *
+ * <p>Keys are drawn from a {@link SecureRandom} so a peer cannot guess an rkey it was not given (rxe uses an index
+ * plus 8 random bits; roce4j makes the whole 32 bits random and checks uniqueness). Key 0 is never used. Lookups
+ * allocate nothing. Only the engine's thread touches the table.
+ */
+public final class MrTable
+{
+    private final Int2ObjectHashMap<MemoryRegionEntry> byLkey = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<MemoryRegionEntry> byRkey = new Int2ObjectHashMap<>();
+    private final SecureRandom random;
+
+    /**
+     * @param random key source.
+     */
+    public MrTable(final SecureRandom random)
+    {
+        this.random = random;
+    }
+
+    /**
+     * Register a region with fresh random keys.
+     *
+     * @param iova     address of the first byte as peers see it.
+     * @param access   access flags.
+     * @param pdHandle protection domain.
+     * @param memory   the bytes.
+     * @return the new region.
+     */
+    public MemoryRegionEntry register(final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
+    {
+        final int lkey = freshKey(byLkey);
+        final int rkey = freshKey(byRkey);
+        final MemoryRegionEntry entry = new MemoryRegionEntry(lkey, rkey, iova, access, pdHandle, memory);
+        byLkey.put(lkey, entry);
+        byRkey.put(rkey, entry);
+        return entry;
+    }
+
+    /**
+     * Remove a region; later lookups of its keys fail.
+     *
+     * @param entry to remove.
+     */
+    public void deregister(final MemoryRegionEntry entry)
+    {
+        entry.invalidate();
+        byLkey.remove(entry.lkey());
+        byRkey.remove(entry.rkey());
+    }
+
+    /**
+     * @param lkey local key.
+     * @return the region, or null.
+     */
+    public MemoryRegionEntry byLkey(final int lkey)
+    {
+        return byLkey.get(lkey);
+    }
+
+    /**
+     * @param rkey remote key.
+     * @return the region, or null.
+     */
+    public MemoryRegionEntry byRkey(final int rkey)
+    {
+        return byRkey.get(rkey);
+    }
+
+    /**
+     * @return number of registered regions.
+     */
+    public int size()
+    {
+        return byLkey.size();
+    }
+
+    private int freshKey(final Int2ObjectHashMap<MemoryRegionEntry> used)
+    {
+        int key;
+        do
+        {
+            key = random.nextInt();
+        }
+        while (0 == key || used.containsKey(key));
+        return key;
+    }
+}

@@ -1,0 +1,590 @@
+package org.roce4j.transport.engine;
+
+import org.agrona.MutableDirectBuffer;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.WcStatus;
+import org.roce4j.transport.WrOpcode;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Position;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.header.BthHeader;
+import org.roce4j.wire.header.DethHeader;
+
+/**
+ * The requester (rxe_req.c): turns send WQEs into request packets.
+ *
+ * <p>For each QP it walks the send queue from its cursor and, per packet, decides in this order (the states a
+ * requester waits in are {@link RequesterStall}):
+ * <ol>
+ *   <li>QP state: RTS sends; SQD finishes what was started but starts nothing new; ERR flushes every WQE with
+ *   WR_FLUSH_ERR; other states wait.</li>
+ *   <li>RNR wait, then a pending go-back-N retry (IBA 9.7.5.2.8 / 9.7.6.1.3; rxe req_retry).</li>
+ *   <li>Starting a WQE: validate the opcode for the QP type and the local SGEs (lkey, bounds, LOCAL_WRITE for
+ *   READ/atomic targets); an oversized UD send completes successfully without sending (IBA C10-93.1.1, as rxe).</li>
+ *   <li>ORD: a READ or atomic needs one of max_rd_atomic slots (IBA 9.4.4); a fenced WQE waits for every earlier
+ *   READ/atomic to complete (IBA 10.8.3.3).</li>
+ *   <li>Send window: at most {@link EngineConfig#sendWindow()} unacknowledged PSNs (RC).</li>
+ *   <li>Segment at the path MTU: FIRST/MIDDLE/LAST/ONLY by remaining length, RETH on the first packet, ImmDt or
+ *   IETH on the last, SE on the last when solicited, AckReq on the last and on every
+ *   {@link EngineConfig#ackReqInterval()}-th packet (rxe RXE_MAX_PKT_PER_ACK); a READ request uses one PSN per
+ *   expected response packet.</li>
+ * </ol>
+ * RC WQEs then wait for the {@link Completer}; UC and UD WQEs complete as soon as their last packet is sent.
+ */
+final class Requester
+{
+    /** Largest message (IBA: 2^31 bytes; rxe RXE_PORT_MAX_MSG_SZ). */
+    static final long MAX_MESSAGE_BYTES = 1L << 31;
+
+    private static final int FIRST = 0;
+    private static final int MIDDLE = 1;
+    private static final int LAST = 2;
+    private static final int ONLY = 3;
+
+    /** [transport RC=0/UC=1][WrOpcode ordinal][FIRST, MIDDLE, LAST, ONLY] opcode table (rxe next_opcode_rc/uc). */
+    private static final Opcode[][][] NEXT_OPCODE = new Opcode[2][WrOpcode.values().length][];
+
+    static
+    {
+        final Opcode[] rcSend = {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST, Opcode.RC_SEND_ONLY};
+        NEXT_OPCODE[0][WrOpcode.SEND.ordinal()] = rcSend;
+        NEXT_OPCODE[0][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
+            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_IMMEDIATE,
+                Opcode.RC_SEND_ONLY_WITH_IMMEDIATE};
+        NEXT_OPCODE[0][WrOpcode.SEND_WITH_INV.ordinal()] = new Opcode[]
+            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_INVALIDATE,
+                Opcode.RC_SEND_ONLY_WITH_INVALIDATE};
+        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
+            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST,
+                Opcode.RC_RDMA_WRITE_ONLY};
+        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
+            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
+        NEXT_OPCODE[1][WrOpcode.SEND.ordinal()] = new Opcode[]
+            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST, Opcode.UC_SEND_ONLY};
+        NEXT_OPCODE[1][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
+            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST_WITH_IMMEDIATE,
+                Opcode.UC_SEND_ONLY_WITH_IMMEDIATE};
+        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
+            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST,
+                Opcode.UC_RDMA_WRITE_ONLY};
+        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
+            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
+                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
+    }
+
+    private final RoceEngine engine;
+    private final Completer completer;
+    private final TransportCounters counters;
+
+    Requester(final RoceEngine engine, final Completer completer)
+    {
+        this.engine = engine;
+        this.completer = completer;
+        this.counters = engine.countersInternal();
+    }
+
+    /**
+     * Send what the QP may send now.
+     *
+     * @param qp     the QP.
+     * @param budget most packets to send.
+     * @return packets sent (or WQEs flushed).
+     */
+    int run(final QpContext qp, final int budget)
+    {
+        final QpState state = qp.state();
+        final RequesterState req = qp.req;
+        if (QpState.ERR == state)
+        {
+            return flush(qp);
+        }
+        if (QpState.RTS != state && QpState.SQD != state)
+        {
+            req.stall = RequesterStall.STATE;
+            return 0;
+        }
+        if (req.waitingRnrTimer)
+        {
+            req.stall = RequesterStall.RNR_TIMER;
+            return 0;
+        }
+        if (req.needRetry)
+        {
+            retry(qp);
+        }
+        final SendQueue sq = qp.sendQueue;
+        final EngineConfig config = engine.config();
+        int sent = 0;
+        req.stall = RequesterStall.NONE;
+        while (true)
+        {
+            if (sent >= budget)
+            {
+                req.stall = RequesterStall.BUDGET;
+                break;
+            }
+            if (sq.requester >= sq.publishedIndex())
+            {
+                completer.checkSqDrained(qp);
+                break;
+            }
+            final SendWqe wqe = sq.at(sq.requester);
+            if (WqeState.POSTED == wqe.state)
+            {
+                if (!wqe.started)
+                {
+                    if (QpState.SQD == state)
+                    {
+                        req.stall = RequesterStall.STATE;
+                        break;
+                    }
+                    if (!start(qp, wqe))
+                    {
+                        if (QpState.ERR == qp.state())
+                        {
+                            break;
+                        }
+                        continue;
+                    }
+                }
+                if (wqe.opcode.isReadOrAtomic() && !wqe.holdsOrd)
+                {
+                    if (req.readAtomicOutstanding >= qp.maxRdAtomic)
+                    {
+                        req.stall = RequesterStall.ORD;
+                        counters.increment(TransportCounter.ORD_STALLS);
+                        break;
+                    }
+                    req.readAtomicOutstanding++;
+                    wqe.holdsOrd = true;
+                }
+                if (0 != (wqe.flags & SendWqe.FLAG_FENCE) &&
+                    req.readAtomicOutstanding - (wqe.holdsOrd ? 1 : 0) > 0 && -1 == req.lastOpcode)
+                {
+                    req.stall = RequesterStall.FENCE;
+                    counters.increment(TransportCounter.FENCE_STALLS);
+                    break;
+                }
+            }
+            if (qp.isReliable() && Psn.diff(req.psn, qp.comp.psn) >= config.sendWindow())
+            {
+                req.stall = RequesterStall.WINDOW;
+                counters.increment(TransportCounter.WINDOW_STALLS);
+                break;
+            }
+            if (!sendPacket(qp, wqe))
+            {
+                req.stall = RequesterStall.LINK;
+                engine.schedule(qp);
+                break;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    /**
+     * First look at a WQE: validate it against the QP and resolve its local memory.
+     *
+     * @return true to send it; false when it was completed here (error, or an oversized UD send).
+     */
+    private boolean start(final QpContext qp, final SendWqe wqe)
+    {
+        final WrOpcode op = wqe.opcode;
+        final QpType type = qp.type;
+        final boolean allowed;
+        switch (type)
+        {
+            case UD:
+            case GSI:
+                allowed = WrOpcode.SEND == op || WrOpcode.SEND_WITH_IMM == op;
+                break;
+            case UC:
+                allowed = WrOpcode.SEND == op || WrOpcode.SEND_WITH_IMM == op || op.isWrite();
+                break;
+            default:
+                allowed = true;
+                break;
+        }
+        if (!allowed || (wqe.isInline() && op.isReadOrAtomic()))
+        {
+            return fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
+        }
+        if (!wqe.isInline())
+        {
+            final int access = op.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
+            if (!wqe.sgl.resolve(engine.mrTable(), qp.pdHandle, access))
+            {
+                return fail(qp, wqe, WcStatus.LOC_PROT_ERR);
+            }
+        }
+        final long length = wqe.postedLength();
+        if (op.isAtomic() && 8 != wqe.sgl.totalLength())
+        {
+            // An atomic returns the 8-byte original value into exactly one 8-byte local buffer.
+            return fail(qp, wqe, WcStatus.LOC_LEN_ERR);
+        }
+        if (length > MAX_MESSAGE_BYTES)
+        {
+            return fail(qp, wqe, WcStatus.LOC_LEN_ERR);
+        }
+        wqe.length = length;
+        wqe.resid = length;
+        wqe.remoteOffset = 0;
+        wqe.started = true;
+        if (type.isDatagram() && length > engine.activeMtu().bytes())
+        {
+            // IBA C10-93.1.1 and rxe: a UD message larger than the MTU is silently "sent": it completes with
+            // success and no packet leaves.
+            counters.increment(TransportCounter.UD_OVERSIZE_SENDS);
+            completer.complete(qp, wqe, WcStatus.SUCCESS);
+            qp.sendQueue.requester = qp.sendQueue.completer;
+            return false;
+        }
+        return true;
+    }
+
+    private boolean fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
+    {
+        wqe.started = true;
+        completer.complete(qp, wqe, status);
+        qp.sendQueue.requester = qp.sendQueue.completer;
+        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        return false;
+    }
+
+    private boolean sendPacket(final QpContext qp, final SendWqe wqe)
+    {
+        if (qp.type.isDatagram())
+        {
+            return sendDatagram(qp, wqe);
+        }
+        if (WrOpcode.RDMA_READ == wqe.opcode)
+        {
+            return sendReadRequest(qp, wqe);
+        }
+        if (wqe.opcode.isAtomic())
+        {
+            return sendAtomic(qp, wqe);
+        }
+        return sendSendOrWrite(qp, wqe);
+    }
+
+    private boolean sendSendOrWrite(final QpContext qp, final SendWqe wqe)
+    {
+        final RequesterState req = qp.req;
+        final int mtu = qp.mtuBytes;
+        final boolean fits = wqe.resid <= mtu;
+        final boolean inMessage = -1 != req.lastOpcode;
+        final int position = inMessage ? (fits ? LAST : MIDDLE) : (fits ? ONLY : FIRST);
+        final Opcode opcode = NEXT_OPCODE[QpType.RC == qp.type ? 0 : 1][wqe.opcode.ordinal()][position];
+        final int payload = (int)Math.min(wqe.resid, mtu);
+        final int psn = req.psn;
+        final PacketSender sender = engine.sender();
+        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
+        {
+            return false;
+        }
+        final RoceFrameBuilder builder = sender.builder();
+        final BthHeader bth = builder.bthHeader();
+        final Position place = opcode.position();
+        if (place.isEnd() && 0 != (wqe.flags & SendWqe.FLAG_SOLICITED) &&
+            (wqe.opcode.isSend() || WrOpcode.RDMA_WRITE_WITH_IMM == wqe.opcode))
+        {
+            bth.solicitedEvent(true);
+        }
+        if (QpType.RC == qp.type)
+        {
+            bth.ackReq(ackRequested(req, place.isEnd()));
+        }
+        if (opcode.has(org.roce4j.wire.ExtHeader.RETH))
+        {
+            builder.reth().va(wqe.remoteAddress + wqe.remoteOffset).rkey(wqe.rkey).dmaLength(wqe.length);
+        }
+        if (opcode.hasImmediate())
+        {
+            builder.immDt().immediate(wqe.immediate);
+        }
+        if (opcode.hasInvalidate())
+        {
+            builder.ieth().rkey(wqe.invalidateRkey);
+        }
+        copyPayload(wqe, builder, payload);
+        sender.end(payload);
+
+        if (place.isStart())
+        {
+            wqe.firstPsn = psn;
+            wqe.lastPsn = Psn.add(psn, packetCount(wqe.resid, mtu) - 1);
+        }
+        wqe.resid -= payload;
+        wqe.remoteOffset += payload;
+        req.psn = Psn.next(psn);
+        noteSent(req, psn, psn);
+        if (place.isEnd())
+        {
+            req.lastOpcode = -1;
+            finishedSending(qp, wqe);
+        }
+        else
+        {
+            req.lastOpcode = opcode.code();
+            wqe.state = WqeState.PROCESSING;
+        }
+        return true;
+    }
+
+    private boolean sendReadRequest(final QpContext qp, final SendWqe wqe)
+    {
+        final RequesterState req = qp.req;
+        final int psn = req.psn;
+        final int packets = packetCount(wqe.resid, qp.mtuBytes);
+        final PacketSender sender = engine.sender();
+        if (!sender.begin(qp.address, Opcode.RC_RDMA_READ_REQUEST, qp.attributes.destQpNum, psn, 0))
+        {
+            return false;
+        }
+        final RoceFrameBuilder builder = sender.builder();
+        builder.bthHeader().ackReq(ackRequested(req, true));
+        // After a retry with part of the data already received, ask only for the rest (rxe req_retry).
+        builder.reth().va(wqe.remoteAddress + (wqe.length - wqe.resid)).rkey(wqe.rkey).dmaLength(wqe.resid);
+        sender.end(0);
+        wqe.firstPsn = psn;
+        wqe.lastPsn = Psn.add(psn, packets - 1);
+        req.psn = Psn.add(psn, packets);
+        noteSent(req, psn, wqe.lastPsn);
+        req.lastOpcode = -1;
+        finishedSending(qp, wqe);
+        return true;
+    }
+
+    private boolean sendAtomic(final QpContext qp, final SendWqe wqe)
+    {
+        final RequesterState req = qp.req;
+        final int psn = req.psn;
+        final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == wqe.opcode;
+        final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
+        final PacketSender sender = engine.sender();
+        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, 0))
+        {
+            return false;
+        }
+        final RoceFrameBuilder builder = sender.builder();
+        builder.bthHeader().ackReq(ackRequested(req, true));
+        // rxe_req.c: CMP_AND_SWP carries swap in Swap/Add and compare in Compare; FETCH_AND_ADD carries the addend
+        // (wr.atomic.compare_add) in Swap/Add.
+        builder.atomicEth().va(wqe.remoteAddress).rkey(wqe.rkey)
+            .swapAdd(compareSwap ? wqe.swap : wqe.compareAdd)
+            .compare(compareSwap ? wqe.compareAdd : 0);
+        sender.end(0);
+        wqe.firstPsn = psn;
+        wqe.lastPsn = psn;
+        req.psn = Psn.next(psn);
+        noteSent(req, psn, psn);
+        req.lastOpcode = -1;
+        finishedSending(qp, wqe);
+        return true;
+    }
+
+    private boolean sendDatagram(final QpContext qp, final SendWqe wqe)
+    {
+        final RequesterState req = qp.req;
+        final boolean immediate = WrOpcode.SEND_WITH_IMM == wqe.opcode;
+        final Opcode opcode = immediate ? Opcode.UD_SEND_ONLY_WITH_IMMEDIATE : Opcode.UD_SEND_ONLY;
+        final int payload = (int)wqe.length;
+        final int psn = req.psn;
+        final AddressVector av = wqe.udAddress;
+        av.udpSourcePort(qp.udpSourcePort);
+        final PacketSender sender = engine.sender();
+        if (!sender.begin(av, opcode, wqe.remoteQpn, psn, payload))
+        {
+            return false;
+        }
+        final RoceFrameBuilder builder = sender.builder();
+        if (0 != (wqe.flags & SendWqe.FLAG_SOLICITED))
+        {
+            builder.bthHeader().solicitedEvent(true);
+        }
+        final int qkey;
+        if (QpType.GSI == qp.type)
+        {
+            // rxe_req.c: QP1 always sends the GSI Q_Key.
+            qkey = DethHeader.GSI_QKEY;
+        }
+        else if (0 != (wqe.remoteQkey & DethHeader.CONTROLLED_QKEY_BIT))
+        {
+            // IBA 10.2.5: a Q_Key with the high bit set in the WR means "use the QP's own Q_Key".
+            qkey = qp.attributes.qkey;
+        }
+        else
+        {
+            qkey = wqe.remoteQkey;
+        }
+        builder.deth().qkey(qkey).srcQp(qp.qpn);
+        if (immediate)
+        {
+            builder.immDt().immediate(wqe.immediate);
+        }
+        copyPayload(wqe, builder, payload);
+        sender.end(payload);
+        req.psn = Psn.next(psn);
+        wqe.firstPsn = psn;
+        wqe.lastPsn = psn;
+        finishedSending(qp, wqe);
+        return true;
+    }
+
+    private static void copyPayload(final SendWqe wqe, final RoceFrameBuilder builder, final int payload)
+    {
+        if (payload > 0)
+        {
+            final long offset = wqe.length - wqe.resid;
+            final MutableDirectBuffer frame = builder.ethernetHeader().buffer();
+            if (wqe.isInline())
+            {
+                frame.putBytes(builder.payloadOffset(), wqe.inlineData, (int)offset, payload);
+            }
+            else
+            {
+                wqe.sgl.gather(offset, frame, builder.payloadOffset(), payload);
+            }
+        }
+        builder.payloadLength(payload);
+    }
+
+    private boolean ackRequested(final RequesterState req, final boolean lastOfMessage)
+    {
+        // rxe_req.c: AckReq on the END packet, or once more than RXE_MAX_PKT_PER_ACK packets went without one.
+        if (lastOfMessage || ++req.packetsWithoutAckReq >= engine.config().ackReqInterval())
+        {
+            req.packetsWithoutAckReq = 0;
+            return true;
+        }
+        return false;
+    }
+
+    private void noteSent(final RequesterState req, final int firstPsn, final int lastPsn)
+    {
+        if (Psn.compare(firstPsn, req.highestPsnSent) <= 0)
+        {
+            counters.increment(TransportCounter.PACKETS_RETRANSMITTED);
+        }
+        if (Psn.compare(lastPsn, req.highestPsnSent) > 0)
+        {
+            req.highestPsnSent = lastPsn;
+        }
+    }
+
+    private void finishedSending(final QpContext qp, final SendWqe wqe)
+    {
+        final SendQueue sq = qp.sendQueue;
+        if (QpType.RC == qp.type)
+        {
+            wqe.state = WqeState.PENDING;
+            sq.requester++;
+            completer.armRetransmitTimer(qp);
+        }
+        else
+        {
+            // UC and UD have no acknowledgements: the WQE is done once its last packet left (rxe marks it done and
+            // lets the completer retire it in order; here requester and completer cursors move together).
+            completer.complete(qp, wqe, WcStatus.SUCCESS);
+            sq.requester = sq.completer;
+        }
+    }
+
+    /**
+     * Go back N (rxe req_retry): restart sending from the oldest unacknowledged WQE at the completer's PSN. A
+     * partly acknowledged SEND/WRITE resumes at the first unacknowledged packet (its FIRST already arrived, so it
+     * continues with MIDDLE/LAST); a partly answered READ asks only for the bytes not yet received; everything
+     * after is sent again from the start.
+     */
+    void retry(final QpContext qp)
+    {
+        final RequesterState req = qp.req;
+        req.needRetry = false;
+        final SendQueue sq = qp.sendQueue;
+        sq.requester = sq.completer;
+        req.psn = qp.comp.psn;
+        req.lastOpcode = -1;
+        req.packetsWithoutAckReq = 0;
+        final int mtu = qp.mtuBytes;
+        boolean first = true;
+        final long published = sq.publishedIndex();
+        for (long index = sq.completer; index < published; index++)
+        {
+            final SendWqe wqe = sq.at(index);
+            if (WqeState.POSTED == wqe.state && !wqe.started)
+            {
+                break;
+            }
+            if (WqeState.DONE == wqe.state || WqeState.ERROR == wqe.state)
+            {
+                continue;
+            }
+            final boolean read = WrOpcode.RDMA_READ == wqe.opcode;
+            if (!first || !read)
+            {
+                wqe.resid = wqe.length;
+                wqe.remoteOffset = 0;
+            }
+            if (first)
+            {
+                first = false;
+                if (!read && !wqe.opcode.isAtomic())
+                {
+                    final int acked = Psn.diff(qp.comp.psn, wqe.firstPsn);
+                    if (acked > 0)
+                    {
+                        final long skipped = Math.min(wqe.length, (long)acked * mtu);
+                        wqe.resid = wqe.length - skipped;
+                        wqe.remoteOffset = skipped;
+                        // The responder has the message's FIRST: continue it with MIDDLE/LAST packets.
+                        req.lastOpcode = Opcode.RC_SEND_MIDDLE.code();
+                    }
+                }
+            }
+            wqe.state = WqeState.POSTED;
+        }
+        counters.increment(TransportCounter.RETRIES);
+    }
+
+    /**
+     * In ERR: complete every outstanding send WQE with WR_FLUSH_ERR and flush the receive queue (IBA 10.3.1,
+     * rxe flush_send_queue / flush_recv_queue).
+     */
+    private int flush(final QpContext qp)
+    {
+        int flushed = 0;
+        final SendQueue sq = qp.sendQueue;
+        final long published = sq.publishedIndex();
+        while (sq.completer < published)
+        {
+            final SendWqe wqe = sq.at(sq.completer);
+            completer.complete(qp, wqe, WcStatus.WR_FLUSH_ERR);
+            flushed++;
+        }
+        sq.requester = sq.completer;
+        qp.req.readAtomicOutstanding = 0;
+        qp.req.stall = RequesterStall.STATE;
+        flushed += engine.responder().flushReceiveQueue(qp);
+        return flushed;
+    }
+
+    /**
+     * @param bytes remaining bytes.
+     * @param mtu   path MTU.
+     * @return packets needed, at least 1 (a zero-length message is one packet).
+     */
+    static int packetCount(final long bytes, final int mtu)
+    {
+        return (int)Math.max(1, (bytes + mtu - 1) / mtu);
+    }
+}

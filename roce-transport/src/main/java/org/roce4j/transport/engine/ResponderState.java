@@ -1,0 +1,90 @@
+package org.roce4j.transport.engine;
+
+/**
+ * The responder's part of a QP (rxe struct rxe_resp_info): the expected PSN, the MSN, the message in progress,
+ * the pending coalesced ACK and the ring of responder resources.
+ */
+final class ResponderState
+{
+    /** Next PSN expected. */
+    int psn;
+    /** Message Sequence Number: requests completed (C9-148 counts READs and atomics when accepted). */
+    int msn;
+    /** Opcode byte of the previous packet while a multi-packet message is in progress, -1 between messages. */
+    int lastOpcode = -1;
+    /** One PSN-sequence NAK was sent; later out-of-order packets are dropped silently until the expected PSN. */
+    boolean sentPsnNak;
+    /** UC: drop packets until the next FIRST/ONLY (the current message lost a packet). */
+    boolean ucDropping;
+
+    /** SEND in progress: the receive WQE being filled and its queue, and bytes placed so far. */
+    RecvWqe recvWqe;
+    ReceiveQueue recvQueue;
+    long messageOffset;
+    /** RDMA WRITE in progress: target region, next VA and bytes still expected. */
+    MemoryRegionEntry writeRegion;
+    long writeVa;
+    long writeResid;
+    /** Total length of the RDMA WRITE in progress (byte_len of a WRITE_WITH_IMM receive completion). */
+    long writeLength;
+    /** PSN after the last request executed (rxe resp.ack_psn). */
+    int ackPsnNext;
+    /** Status for the receive completion of the message in progress (rxe resp.status). */
+    org.roce4j.transport.WcStatus status = org.roce4j.transport.WcStatus.SUCCESS;
+    /** Syndrome the ACKNOWLEDGE step sends: 0x1F for a plain ACK, or a NAK syndrome (rxe resp.aeth_syndrome). */
+    int syndrome = org.roce4j.wire.header.AethHeader.SYNDROME_ACK_UNLIMITED;
+    /** The QP must go to ERR once this packet is done (rxe resp.goto_error), and the event to raise. */
+    org.roce4j.transport.AsyncEventType gotoError;
+    /** Rkey invalidated by the SEND_WITH_INV in progress. */
+    int invalidatedRkey;
+
+    /** A coalesced ACK waits to be sent at the end of the receive batch. */
+    boolean ackPending;
+    int ackPsn;
+    int ackSyndrome;
+
+    /** Responder resources (max_dest_rd_atomic, rounded up to a power of two as rxe does), recycled oldest-first. */
+    ResponderResource[] resources = new ResponderResource[0];
+    int resourceHead;
+    /** The READ whose reply is being sent, or null. */
+    ResponderResource activeRead;
+
+    void reset(final int startPsn)
+    {
+        psn = startPsn;
+        msn = 0;
+        lastOpcode = -1;
+        sentPsnNak = false;
+        ucDropping = false;
+        recvWqe = null;
+        recvQueue = null;
+        messageOffset = 0;
+        writeRegion = null;
+        writeVa = 0;
+        writeResid = 0;
+        writeLength = 0;
+        ackPsnNext = startPsn;
+        ackPending = false;
+        gotoError = null;
+        activeRead = null;
+        for (final ResponderResource resource : resources)
+        {
+            resource.type = ResponderResource.FREE;
+            resource.replying = false;
+        }
+        resourceHead = 0;
+    }
+
+    void allocateResources(final int count)
+    {
+        if (resources.length != count)
+        {
+            resources = new ResponderResource[count];
+            for (int i = 0; i < count; i++)
+            {
+                resources[i] = new ResponderResource();
+            }
+            resourceHead = 0;
+        }
+    }
+}

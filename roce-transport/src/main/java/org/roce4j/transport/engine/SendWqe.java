@@ -1,0 +1,273 @@
+package org.roce4j.transport.engine;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.WcStatus;
+import org.roce4j.transport.WrOpcode;
+
+/**
+ * A send work queue entry: the posted work request (copied in at post time, like a hardware WQE) and the engine's
+ * progress on it (rxe struct rxe_send_wqe). One instance per send-queue slot, reused.
+ */
+public final class SendWqe
+{
+    /** Flag: generate a completion on success (IBV_SEND_SIGNALED). */
+    public static final int FLAG_SIGNALED = 1 << 1;
+    /** Flag: wait for earlier READs and atomics to complete first (IBV_SEND_FENCE). */
+    public static final int FLAG_FENCE = 1;
+    /** Flag: set the Solicited Event bit on the last packet (IBV_SEND_SOLICITED). */
+    public static final int FLAG_SOLICITED = 1 << 2;
+    /** Flag: the payload was copied into the WQE at post time (IBV_SEND_INLINE). */
+    public static final int FLAG_INLINE = 1 << 3;
+
+    // ---- posted by the user thread ----
+    long wrId;
+    WrOpcode opcode;
+    int flags;
+    final Sgl sgl;
+    final UnsafeBuffer inlineData;
+    int inlineLength;
+    long remoteAddress;
+    int rkey;
+    int immediate;
+    int invalidateRkey;
+    long compareAdd;
+    long swap;
+    final AddressVector udAddress = new AddressVector();
+    int remoteQpn;
+    int remoteQkey;
+
+    // ---- engine state ----
+    WqeState state;
+    WcStatus status;
+    int firstPsn;
+    int lastPsn;
+    long length;
+    long resid;
+    long remoteOffset;
+    /** Validated and counted once; a retry does not start it again. */
+    boolean started;
+    /** Holds one of the requester's max_rd_atomic slots (rxe wqe->has_rd_atomic). */
+    boolean holdsOrd;
+
+    /**
+     * @param maxSge    SGE capacity.
+     * @param maxInline inline data capacity in bytes.
+     */
+    public SendWqe(final int maxSge, final int maxInline)
+    {
+        this.sgl = new Sgl(Math.max(1, maxSge));
+        this.inlineData = new UnsafeBuffer(new byte[Math.max(8, maxInline)]);
+    }
+
+    /**
+     * Reset every posted field before filling a slot.
+     *
+     * @return this.
+     */
+    public SendWqe clear()
+    {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        flags = 0;
+        sgl.clear();
+        inlineLength = 0;
+        remoteAddress = 0;
+        rkey = 0;
+        immediate = 0;
+        invalidateRkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        remoteQpn = 0;
+        remoteQkey = 0;
+        state = WqeState.POSTED;
+        status = WcStatus.SUCCESS;
+        started = false;
+        holdsOrd = false;
+        length = 0;
+        resid = 0;
+        remoteOffset = 0;
+        return this;
+    }
+
+    /**
+     * @param wrId user's work request id.
+     * @return this.
+     */
+    public SendWqe wrId(final long wrId)
+    {
+        this.wrId = wrId;
+        return this;
+    }
+
+    /**
+     * @param opcode what to do.
+     * @return this.
+     */
+    public SendWqe opcode(final WrOpcode opcode)
+    {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /**
+     * @param flags FLAG_* bits.
+     * @return this.
+     */
+    public SendWqe flags(final int flags)
+    {
+        this.flags = flags;
+        return this;
+    }
+
+    /**
+     * @return the scatter/gather list to fill.
+     */
+    public Sgl sgl()
+    {
+        return sgl;
+    }
+
+    /**
+     * @return the inline data area (copy the payload at index 0, then call {@link #inlineLength(int)}).
+     */
+    public UnsafeBuffer inlineData()
+    {
+        return inlineData;
+    }
+
+    /**
+     * @param length bytes of inline data.
+     * @return this.
+     */
+    public SendWqe inlineLength(final int length)
+    {
+        this.inlineLength = length;
+        return this;
+    }
+
+    /**
+     * @param remoteAddress target VA for RDMA and atomics.
+     * @param rkey          target's remote key.
+     * @return this.
+     */
+    public SendWqe remote(final long remoteAddress, final int rkey)
+    {
+        this.remoteAddress = remoteAddress;
+        this.rkey = rkey;
+        return this;
+    }
+
+    /**
+     * @param immediate imm_data as the 4 wire bytes in a big-endian int.
+     * @return this.
+     */
+    public SendWqe immediate(final int immediate)
+    {
+        this.immediate = immediate;
+        return this;
+    }
+
+    /**
+     * @param rkey remote key the responder should invalidate (SEND_WITH_INV).
+     * @return this.
+     */
+    public SendWqe invalidateRkey(final int rkey)
+    {
+        this.invalidateRkey = rkey;
+        return this;
+    }
+
+    /**
+     * @param compareAdd compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD).
+     * @param swap       swap value (CMP_AND_SWP).
+     * @return this.
+     */
+    public SendWqe atomic(final long compareAdd, final long swap)
+    {
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    /**
+     * @return the UD destination to fill (copy the address handle's vector in).
+     */
+    public AddressVector udAddress()
+    {
+        return udAddress;
+    }
+
+    /**
+     * @param remoteQpn  UD destination QP.
+     * @param remoteQkey UD destination Q_Key.
+     * @return this.
+     */
+    public SendWqe ud(final int remoteQpn, final int remoteQkey)
+    {
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /**
+     * @return work request id.
+     */
+    public long wrId()
+    {
+        return wrId;
+    }
+
+    /**
+     * @return opcode.
+     */
+    public WrOpcode opcode()
+    {
+        return opcode;
+    }
+
+    /**
+     * @return flags.
+     */
+    public int flags()
+    {
+        return flags;
+    }
+
+    /**
+     * @return engine state.
+     */
+    public WqeState state()
+    {
+        return state;
+    }
+
+    /**
+     * @return message length in bytes (valid once the requester started it).
+     */
+    public long length()
+    {
+        return length;
+    }
+
+    boolean isSignaled()
+    {
+        return 0 != (flags & FLAG_SIGNALED);
+    }
+
+    boolean isInline()
+    {
+        return 0 != (flags & FLAG_INLINE);
+    }
+
+    /**
+     * @return payload length of the work request as posted.
+     */
+    public long postedLength()
+    {
+        if (opcode.isAtomic())
+        {
+            return 8;
+        }
+        return isInline() ? inlineLength : sgl.totalLength();
+    }
+}
