@@ -46,6 +46,33 @@ public final class MrTable
     }
 
     /**
+     * Register a region under keys the caller chooses: for replaying captures and for peers that must misbehave
+     * on purpose (a test NIC answering with a known rkey).
+     *
+     * @param iova     address of the first byte as peers see it.
+     * @param access   access flags.
+     * @param pdHandle protection domain.
+     * @param memory   the bytes.
+     * @param lkey     local key (non-zero, unused).
+     * @param rkey     remote key (non-zero, unused).
+     * @return the new region.
+     * @throws IllegalArgumentException when a key is 0 or already used.
+     */
+    public MemoryRegionEntry registerWithKeys(
+        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey, final int rkey)
+    {
+        if (0 == lkey || 0 == rkey || byLkey.containsKey(lkey) || byRkey.containsKey(rkey))
+        {
+            throw new IllegalArgumentException("keys must be non-zero and unused: lkey=0x" +
+                Integer.toHexString(lkey) + " rkey=0x" + Integer.toHexString(rkey));
+        }
+        final MemoryRegionEntry entry = new MemoryRegionEntry(lkey, rkey, iova, access, pdHandle, memory);
+        byLkey.put(lkey, entry);
+        byRkey.put(rkey, entry);
+        return entry;
+    }
+
+    /**
      * Remove a region; later lookups of its keys fail.
      *
      * @param entry to remove.

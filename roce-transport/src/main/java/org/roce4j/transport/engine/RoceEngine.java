@@ -709,7 +709,8 @@ public final class RoceEngine implements Agent
     }
 
     /**
-     * The UDP source port rxe uses for a QP: 0xC000 + hash_32(qpn, 14) (rxe_qp.c rxe_qp_init_req), so each QP's
+     * The UDP source port rxe uses for a datagram QP (and for any QP until it is connected): 0xC000 +
+     * hash_32(qpn, 14) (rxe_qp.c rxe_qp_init_req; the golden captures show it on UD and QP1 packets), so each QP's
      * packets hash to one flow, inside the dynamic port range RoCEv2 requires (IB_ROCE_UDP_ENCAP_VALID_PORT_MIN).
      *
      * @param qpn local QP number.
@@ -848,10 +849,41 @@ public final class RoceEngine implements Agent
             qp.req.reset(current.sqPsn);
             qp.comp.psn = current.sqPsn;
         }
+        if (0 != (mask & (QpAttrMask.AV | QpAttrMask.DEST_QPN)) && !qp.type.isDatagram())
+        {
+            // A connected QP's flow: the UDP source port follows the flow label, which defaults to one computed
+            // from both QPNs (ib core rdma_calc_flow_label + rdma_get_udp_sport, as the rxe peer in the golden
+            // captures does: QPNs 0x11/0x11 send from port 0xC121).
+            qp.udpSourcePort = connectedUdpSourcePort(current.ahAttr.flowLabel(), qp.qpn, current.destQpNum);
+            qp.address.udpSourcePort(qp.udpSourcePort);
+        }
         if (0 != (mask & QpAttrMask.STATE))
         {
             changeState(qp, attr.qpState);
         }
+    }
+
+    /**
+     * The UDP source port of a connected (RC/UC) QP: rdma_get_udp_sport(flow label, local QPN, remote QPN) from the
+     * kernel's ib_verbs.h. A zero flow label is replaced by rdma_calc_flow_label(lqpn, rqpn); the 20-bit label
+     * is folded to 14 bits and put in the dynamic range 0xC000-0xFFFF.
+     *
+     * @param flowLabel the address's flow label, 0 for "derive it".
+     * @param localQpn  this QP.
+     * @param remoteQpn the peer QP.
+     * @return the port.
+     */
+    public static int connectedUdpSourcePort(final int flowLabel, final int localQpn, final int remoteQpn)
+    {
+        int label = flowLabel & 0xFFFFF;
+        if (0 == label)
+        {
+            long v = (localQpn & 0xFFFF_FFFFL) * (remoteQpn & 0xFFFF_FFFFL);
+            v ^= v >>> 20;
+            v ^= v >>> 40;
+            label = (int)(v & 0xFFFFF);
+        }
+        return ((label & 0x3FFF) ^ ((label & 0xFC000) >>> 14)) | 0xC000;
     }
 
     private void changeState(final QpContext qp, final QpState target)
@@ -976,6 +1008,23 @@ public final class RoceEngine implements Agent
         final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
     {
         return mrTable.register(iova, access, pdHandle, memory);
+    }
+
+    /**
+     * Register memory under chosen keys (engine thread); see {@link MrTable#registerWithKeys}.
+     *
+     * @param iova     address peers use for the first byte.
+     * @param access   access flags.
+     * @param pdHandle protection domain.
+     * @param memory   the bytes.
+     * @param lkey     local key.
+     * @param rkey     remote key.
+     * @return the region.
+     */
+    public MemoryRegionEntry registerMemoryWithKeys(
+        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey, final int rkey)
+    {
+        return mrTable.registerWithKeys(iova, access, pdHandle, memory, lkey, rkey);
     }
 
     /**
