@@ -13,18 +13,20 @@
 #
 # Usage: build-image.sh [--force]
 # Env:   ROCE4J_RXE_VM_CACHE       output directory (see above)
-#        ROCE4J_RXE_VM_TCPDUMP=1   also put tcpdump (and its ~4 MB library closure) in the guest
+#        ROCE4J_RXE_VM_TCPDUMP=1   also put tcpdump (and its ~4 MB library closure) in the guest;
+#                                  the cache remembers the choice until ROCE4J_RXE_VM_TCPDUMP=0
 #        ROCE4J_RXE_APT_SOURCES    an apt sources file to use instead of the host's apt sources
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}
-WITH_TCPDUMP=${ROCE4J_RXE_VM_TCPDUMP:-0}
+# remembered by the cache, so that run-vm.sh's build check keeps an image built with tcpdump
+WITH_TCPDUMP=${ROCE4J_RXE_VM_TCPDUMP:-$(cat "$CACHE/tcpdump" 2>/dev/null || echo 0)}
 FORCE=0
 case "${1:-}" in
   --force) FORCE=1 ;;
   '') ;;
-  -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
   *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
 esac
 
@@ -78,9 +80,10 @@ if [[ $FORCE == 0 ]] && image_complete; then
 fi
 
 START=$(date +%s)
+rm -rf "$CACHE"/work.*   # left over by a killed build (we hold the lock)
 WORK=$(mktemp -d "$CACHE/work.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$WORK/debs" "$WORK/x"
+mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$WORK/x"
 : >"$WORK/apt/status"
 
 # apt with private state: the host's package lists, cache and dpkg status are not touched, and
@@ -106,7 +109,7 @@ fetch() {  # fetch PKG...: download and unpack packages not fetched yet
   local deb name
   for deb in "$dl"/*.deb; do
     name=$(dpkg-deb -f "$deb" Package)
-    dpkg-deb -f "$deb" Package Version | paste -sd' ' | sed 's/^Package: //; s/ Version: / /' >>"$WORK/versions"
+    dpkg-deb -f "$deb" Package Version | paste -sd' ' | sed 's/^Package: //; s/ Version: / /' >>"$WORK/fetched"
     mkdir -p "$WORK/x/$name"
     dpkg-deb -x "$deb" "$WORK/x/$name"
     PKG_DIR[$name]="$WORK/x/$name"
@@ -241,6 +244,7 @@ while :; do
     for so in "${!missing[@]}"; do log "unresolved: $so (needed by${missing[$so]})"; done
     die "shared-library closure is not complete"
   fi
+  mapfile -t deps < <(printf '%s\n' "${deps[@]}" | sort -u)
   log "closure round $ROUND: ${#missing[@]} sonames missing, fetching ${deps[*]}"
   fetch "${deps[@]}"
   unset missing
@@ -280,8 +284,9 @@ chmod 755 "$ROOT/usr/bin/nohup"
 
 cat >"$ROOT/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
+tcpdump:x:100:100:tcpdump:/nonexistent:/bin/false
 EOF
-echo 'root:x:0:' >"$ROOT/etc/group"
+printf 'root:x:0:\ntcpdump:x:100:\n' >"$ROOT/etc/group"
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$ROOT/etc/hosts"
 echo 'hosts: files' >"$ROOT/etc/nsswitch.conf"
 echo 'rxe-peer' >"$ROOT/etc/hostname"
@@ -311,12 +316,18 @@ cp "$KTREE/boot/vmlinuz-$KREL" "$WORK/vmlinuz"
 {
   echo "# roce4j rxe-vm image, built $(date -u +%Y-%m-%dT%H:%M:%SZ) by build-image.sh ($STAMP)"
   echo "# kernel-release $KREL"
-  sort -u "$WORK/versions"
+  echo "# packages with files in the image:"
+  for k in "${!SELECT[@]}"; do echo "${k%%|*}"; done | sort -u \
+    | awk -v k="$KPKG" 'NR == FNR { used[$1] = 1; next } ($1 in used) || $1 == k' - <(sort -u "$WORK/fetched")
+  echo "# fetched for the closure but not needed in the image:"
+  for k in "${!SELECT[@]}"; do echo "${k%%|*}"; done | sort -u \
+    | awk -v k="$KPKG" 'NR == FNR { used[$1] = 1; next } !($1 in used) && $1 != k { print "#   " $0 }' - <(sort -u "$WORK/fetched")
 } >"$WORK/versions.txt"
 
 rm -f "$CACHE/stamp"
 mv -f "$WORK/vmlinuz" "$WORK/initrd.img" "$WORK/versions.txt" "$CACHE/"
 echo "$KREL" >"$CACHE/kernel-release"
+echo "$WITH_TCPDUMP" >"$CACHE/tcpdump"
 echo "$STAMP" >"$CACHE/stamp"
 
 ROOT_KB=$(du -sk "$ROOT" | cut -f1)

@@ -7,7 +7,7 @@
 #   roce4j.mtu=1500             eth0 MTU                                      [1500]
 #   roce4j.peer_ip=10.77.0.1    with roce4j.peer_mac=02:..: permanent neighbour on eth0
 #   roce4j.user_ip=10.0.2.15/24 eth1 (QEMU user networking) address, if eth1 exists
-#   roce4j.echo=1               leave console echo on (interactive use, run-vm.sh --shell)
+#   roce4j.echo=1               console echo on and a "rxe-peer# " prompt (run-vm.sh --shell)
 #   roce4j.printk=1             console log level after boot (1: emergencies only)
 #
 # Console protocol (ttyS0):
@@ -32,10 +32,12 @@ RC_MARKER=__ROCE4J_RC__
 
 # ---- command loop (runs as "/init serve" in its own session, ttyS0 as controlling tty) --------
 if [ "${1:-}" = serve ]; then
-  [ "${2:-0}" = 1 ] || stty -echo
-  stty susp undef quit undef 2>/dev/null
+  prompt=
+  if [ "${2:-0}" = 1 ]; then prompt='rxe-peer# '; else stty -echo; fi
+  stty -ixon susp undef quit undef 2>/dev/null   # no XON/XOFF, no ^Z/^\ signals
   trap ':' INT
   cd /
+  printf '%s' "$prompt"
   while :; do
     IFS= read -r line || { usleep 100000; continue; }   # ^D or an interrupted read: go on
     case "$line" in *[![:space:]]*) ;; *) continue ;; esac
@@ -43,7 +45,7 @@ if [ "${1:-}" = serve ]; then
     sh -c "ip() { $IP \"\$@\"; }
 $line" </dev/null 2>&1
     rc=$?
-    printf '\n%s %d\n' "$RC_MARKER" "$rc"
+    printf '\n%s %d\n%s' "$RC_MARKER" "$rc" "$prompt"
   done
 fi
 

@@ -56,7 +56,7 @@ DRY_RUN=0
 BUILD=1
 EXTRA=()
 
-usage() { sed -n '2,38p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 die() { echo "run-vm.sh: $*" >&2; exit 2; }
 need() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value"; }
 
@@ -137,7 +137,10 @@ else
 fi
 QEMU+=("${EXTRA[@]}")
 
-printf '%q ' "${QEMU[@]}" >&2; echo >&2
+for a in "${QEMU[@]}"; do  # shell-quoted only where needed, so it can be pasted
+  if [[ $a =~ ^[A-Za-z0-9_./:=,@+%-]+$ ]]; then printf '%s ' "$a"; else printf '%q ' "$a"; fi
+done >&2
+echo >&2
 [[ $DRY_RUN == 1 ]] && exit 0
 [[ $SHELL_MODE == 1 ]] && echo "run-vm.sh: guest command loop on this terminal; 'poweroff -f' or Ctrl-A X ends the VM" >&2
 exec "${QEMU[@]}"
