@@ -3,7 +3,8 @@ package org.roce4j.wire.mad;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * CM DREP, DisconnectReply: the answer to a DREQ (IBA 12.6.11 table 113 "DREP message contents"; CM_DREP_* in include/rdma/ibta_vol1_c12.h). Offsets are from the start of the CM data (MAD byte 24).
+ * CM DREP, DisconnectReply: the answer to a DREQ (IBA 12.6.11 table 113 "DREP message contents"; CM_DREP_* in
+ * include/rdma/ibta_vol1_c12.h). Offsets are from the start of the CM data (MAD byte 24).
  *
  * <pre>
  *   0                   1                   2                   3

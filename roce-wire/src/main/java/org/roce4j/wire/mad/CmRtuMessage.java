@@ -3,7 +3,9 @@ package org.roce4j.wire.mad;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * CM RTU, ReadyToUse: the active side accepts the REP and the connection may carry traffic (IBA 12.6.9 table 111 "RTU message contents"; CM_RTU_* in include/rdma/ibta_vol1_c12.h). Offsets are from the start of the CM data (MAD byte 24).
+ * CM RTU, ReadyToUse: the active side accepts the REP and the connection may carry traffic (IBA 12.6.9 table
+ * 111 "RTU message contents"; CM_RTU_* in include/rdma/ibta_vol1_c12.h). Offsets are from the start of the CM data
+ * (MAD byte 24).
  *
  * <pre>
  *   0                   1                   2                   3

@@ -352,7 +352,8 @@ public final class MadHeader extends HeaderFlyweight
         final int classSpecific = (status & STATUS_CLASS_SPECIFIC_MASK) >>> 8;
         if (0 != classSpecific)
         {
-            sb.append(sb.length() > 0 ? ", " : "").append("class-specific 0x").append(Integer.toHexString(classSpecific));
+            sb.append(sb.length() > 0 ? ", " : "").append("class-specific 0x")
+                .append(Integer.toHexString(classSpecific));
         }
         if (0 == sb.length())
         {

@@ -216,7 +216,8 @@ class FrameDecoderTest
         final byte[] tver = ack.clone();
         tver[bth + 1] = 0x01;
         out = decodeOne(tver);
-        assertLines(out, "    Transport Header Version: 1", "Status: BAD_TRANSPORT_VERSION (BTH transport version is not 0)");
+        assertLines(out, "    Transport Header Version: 1",
+            "Status: BAD_TRANSPORT_VERSION (BTH transport version is not 0)");
         assertTrue(out.contains("Invariant CRC: 0x95a2e927 (wire bytes 27 e9 a2 95) [incorrect, should be "),
             "the ICRC covers the changed byte, so it no longer matches");
 
@@ -314,8 +315,8 @@ class FrameDecoderTest
 
         final StringBuilder line = new StringBuilder();
         new FrameDecoder(line).summary(true).decode(1, FrameDecoder.NO_TIMESTAMP, buffer, 0, length, length);
-        assertEquals("     1           -  [vlan 100] [fe80::1]:49443 -> [fe80::2] RC_SEND_ONLY_WITH_IMMEDIATE qp=0x000012 " +
-            "psn=7 imm=0x00000000 len=5 icrc=ok\n", line.toString());
+        assertEquals("     1           -  [vlan 100] [fe80::1]:49443 -> [fe80::2] " +
+            "RC_SEND_ONLY_WITH_IMMEDIATE qp=0x000012 psn=7 imm=0x00000000 len=5 icrc=ok\n", line.toString());
     }
 
     @Test
