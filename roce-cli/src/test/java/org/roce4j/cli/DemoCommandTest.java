@@ -22,7 +22,7 @@ class DemoCommandTest
         assertEquals("", result.err());
         for (final Opcode opcode : Opcode.values())
         {
-            assertTrue(result.out().contains(String.format("    Opcode: 0x%02x %s%n", opcode.code(), opcode.name())),
+            assertTrue(result.out().contains(String.format("    Opcode: 0x%02x %s\n", opcode.code(), opcode.name())),
                 "demo lacks " + opcode);
         }
         assertFalse(result.out().contains("[incorrect"), "an ICRC or IP checksum failed");

@@ -1,5 +1,7 @@
 package org.roce4j.wire.decode;
 
+import java.util.Locale;
+
 import org.agrona.DirectBuffer;
 
 /**
@@ -148,13 +150,13 @@ final class Text
     {
         if (nanos >= 1_000_000_000L)
         {
-            return String.format("%.2f s", nanos / 1e9);
+            return String.format(Locale.ROOT, "%.2f s", nanos / 1e9);
         }
         if (nanos >= 1_000_000L)
         {
-            return String.format("%.2f ms", nanos / 1e6);
+            return String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
         }
-        return String.format("%.2f us", nanos / 1e3);
+        return String.format(Locale.ROOT, "%.2f us", nanos / 1e3);
     }
 
     /**
