@@ -1,0 +1,117 @@
+package org.roce4j.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import org.roce4j.wire.decode.FrameDecoder;
+import org.roce4j.wire.pcap.LinkType;
+import org.roce4j.wire.pcap.PcapFormatException;
+import org.roce4j.wire.pcap.PcapReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code roce decode FILE [--summary] [--hex]}: print every frame of a pcap or pcapng capture with
+ * {@link FrameDecoder}, then the line {@code summary: frames=N roce=M icrc_ok=K icrc_bad=B}.
+ *
+ * <p>Exit code 0 when the whole file was read, whatever the frames held; 1 with a message on stderr when the file
+ * is missing, unreadable, not a capture, or cut short (the summary of the frames read so far is still printed).
+ */
+@Command(
+    name = "decode",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Print every field of every frame of a pcap or pcapng capture (Ethernet link type), like tshark -V for " +
+        "RoCEv2, then a summary line.",
+        "The last line is always: summary: frames=N roce=M icrc_ok=K icrc_bad=B"})
+public final class DecodeCommand implements Callable<Integer>
+{
+    /** Exit code for a file that could not be read. */
+    static final int EXIT_UNREADABLE = 1;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "capture file (pcap or pcapng)")
+    private Path file;
+
+    @Option(names = "--summary", description = "one line per frame instead of every field")
+    private boolean summary;
+
+    @Option(names = "--hex", description = "follow each frame with a hex dump")
+    private boolean hex;
+
+    /**
+     * @return the exit code.
+     */
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final PcapReader reader;
+        try
+        {
+            reader = PcapReader.open(file);
+        }
+        catch (final IOException ex)
+        {
+            err.println("roce decode: " + describe(ex));
+            err.flush();
+            return EXIT_UNREADABLE;
+        }
+        final FrameDecoder decoder = new FrameDecoder(out).summary(summary).hexDump(hex);
+        int exitCode = 0;
+        try (reader)
+        {
+            while (reader.next())
+            {
+                if (LinkType.ETHERNET == reader.linkType())
+                {
+                    decoder.decode(reader.index(), reader.timestampNs(), reader.buffer(), 0,
+                        reader.capturedLength(), reader.originalLength());
+                }
+                else
+                {
+                    decoder.unsupportedLinkType(reader.index(), reader.timestampNs(), reader.linkType(),
+                        reader.capturedLength());
+                }
+            }
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            out.flush();
+            err.println("roce decode: " + file + ": stopped after " + decoder.frames() + " frames: " +
+                (ex instanceof UncheckedIOException ? ex.getCause().getMessage() : ex.getMessage()));
+            exitCode = EXIT_UNREADABLE;
+        }
+        decoder.printSummaryLine();
+        out.flush();
+        err.flush();
+        return exitCode;
+    }
+
+    private String describe(final IOException ex)
+    {
+        if (ex instanceof NoSuchFileException)
+        {
+            return file + ": no such file";
+        }
+        if (ex instanceof AccessDeniedException)
+        {
+            return file + ": permission denied";
+        }
+        if (ex instanceof PcapFormatException)
+        {
+            return ex.getMessage();
+        }
+        return file + ": cannot read: " + ex.getMessage();
+    }
+}
