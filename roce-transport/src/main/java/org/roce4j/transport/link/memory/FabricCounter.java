@@ -10,10 +10,11 @@ package org.roce4j.transport.link.memory;
  */
 public enum FabricCounter
 {
-    /** IP destination owned by no attached port (also {@code SEND_UNRESOLVED}). */
-    UNKNOWN_DESTINATION,
-    /** Frames the switch cannot route: not IPv4/IPv6 (ARP, ...), truncated before the destination address (also
+    /** IP destination owned by no attached port, and no port's MAC as Ethernet destination (also
      * {@code SEND_UNRESOLVED}). */
+    UNKNOWN_DESTINATION,
+    /** Frames without an IP destination (ARP, other EtherTypes, truncated headers) whose Ethernet destination is no
+     * port's MAC: ARP requests and other broadcasts end here (also {@code SEND_UNRESOLVED}). */
     NOT_ROUTABLE,
     /** IP packet larger than the MTU of the sending or the receiving port (also {@code SEND_ERRORS}). */
     OVERSIZE,

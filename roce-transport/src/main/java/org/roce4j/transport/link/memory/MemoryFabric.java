@@ -15,12 +15,14 @@ import org.roce4j.wire.header.EthernetHeader;
  * <p>Model: every {@link #attach attached} port is a {@link MemoryLink} with an inbound ring. When a port commits a
  * frame, the switch routes it on its destination IP: an IPv4 address, or an IPv6 address of the two kinds a port's
  * GID table holds ({@code ::ffff:a.b.c.d}, or {@code fe80::} with the modified EUI-64 of the port's MAC; see
- * {@link LinkAddress}). It writes the destination port's MAC into the frame, so the engine never needs ARP here,
+ * {@link LinkAddress}). A frame no port's IP matches (or without IP) goes to the port whose MAC is its Ethernet
+ * destination, if any, so tests can deliver foreign or malformed packets on purpose. The switch writes the
+ * destination port's MAC into the frame, so the engine never needs ARP here,
  * applies the sending port's {@link FaultInjector} (loss, duplication, corruption, reordering, delay, targeted
  * {@link FaultRule}s), and copies the frame into the destination's ring, where the destination's
  * {@link MemoryLink#poll poll} reads it in place. What the switch cannot deliver it drops and counts on the sending
  * port ({@link FabricCounter}, mirrored in the generic {@link org.roce4j.transport.link.LinkCounter}s): unknown
- * destinations, frames it cannot route (ARP and other non-IP frames are dropped, never answered), frames larger
+ * destinations, frames it cannot route (ARP requests and other broadcasts are dropped, never answered), frames larger
  * than either port's MTU, and frames meeting a full ring, as a congested switch would; RC retransmission recovers.
  *
  * <p>Time: delays are measured on the fabric's {@link NanoClock}. Tests inject a

@@ -23,7 +23,8 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * One port of a {@link MemoryFabric}: a {@link Link} whose medium is the in-memory switch.
  *
  * <p>Sending: {@link #tryClaim(int)} hands out the port's staging area (one claim at a time); {@link #commit(int,
- * int)} routes the frame on its destination IP, writes the destination port's MAC into it, applies this port's
+ * int)} routes the frame on its destination IP (or, failing that, its destination MAC), writes the destination
+ * port's MAC into it, applies this port's
  * {@link #faults()} and copies it into the destination port's inbound ring: the one copy of the "wire". Nothing
  * waits; a full destination ring, an unknown destination or an oversized frame drops the frame and counts it (see
  * {@link FabricCounter}). {@link #flush()} only releases reordered frames whose wait has expired.
@@ -85,7 +86,7 @@ public final class MemoryLink implements Link
             ringCapacityBytes + RingBufferDescriptor.TRAILER_LENGTH, MEMORY_ALIGNMENT)));
         this.inboundBuffer = inbound.buffer();
         this.staging = new UnsafeBuffer(BufferUtil.allocateDirectAligned(maxFrameLength, MEMORY_ALIGNMENT));
-        this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ address.ipv4());
+        this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ (address.ipv4() & 0xFFFF_FFFFL));
         this.delayLine = new DelayLine(delaySlots, maxFrameLength);
         this.reorderBuffer = new ReorderBuffer(reorderSlots, maxFrameLength);
     }
@@ -239,18 +240,23 @@ public final class MemoryLink implements Link
         {
             return 0;
         }
+        // One clock reading serves the whole poll, so every frame delivered by it was due by that time and every
+        // frame left in the hold area was not: a frame that becomes due during the poll waits for the next one
+        // instead of overtaking a held frame due earlier.
+        final boolean needsClock = reorderBuffer.size() > 0 || delayLine.size() > 0;
+        final long nowNs = needsClock ? clock.nanoTime() : 0;
         if (reorderBuffer.size() > 0)
         {
-            reorderBuffer.releaseExpired(this, clock.nanoTime());
+            reorderBuffer.releaseExpired(this, nowNs);
         }
         int delivered = 0;
         if (delayLine.size() > 0)
         {
-            delivered = delayLine.deliverDue(clock.nanoTime(), handler, maxFrames, this);
+            delivered = delayLine.deliverDue(nowNs, handler, maxFrames, this);
         }
         if (delivered < maxFrames)
         {
-            delivered += reader.read(handler, maxFrames - delivered);
+            delivered += reader.read(handler, maxFrames - delivered, needsClock, nowNs);
         }
         return delivered;
     }
@@ -351,7 +357,7 @@ public final class MemoryLink implements Link
         final FrameView frame = this.frame;
         frame.wrap(staging, 0, length);
         final RouteTable routes = fabric.routes();
-        final MemoryLink destination;
+        MemoryLink destination = null;
         if (4 == frame.ipVersion())
         {
             destination = routes.byIpv4(frame.destinationIpv4());
@@ -360,15 +366,16 @@ public final class MemoryLink implements Link
         {
             destination = routes.byIpv6(frame.destinationHigh(), frame.destinationLow());
         }
-        else
+        if (null == destination && 0 != frame.ethernetLength())
         {
-            fabricCounters.increment(FabricCounter.NOT_ROUTABLE);
-            counters.increment(LinkCounter.SEND_UNRESOLVED);
-            return;
+            // Layer-2 switching for what IP routing cannot place: lets tests hand a port frames with a foreign
+            // destination IP or a non-IP EtherType, addressed to its MAC, to check how the receiver drops them.
+            destination = routes.byMac(staging.getLong(EthernetHeader.DESTINATION_OFFSET, BIG_ENDIAN) >>> 16);
         }
         if (null == destination)
         {
-            fabricCounters.increment(FabricCounter.UNKNOWN_DESTINATION);
+            fabricCounters.increment(
+                0 != frame.ipVersion() ? FabricCounter.UNKNOWN_DESTINATION : FabricCounter.NOT_ROUTABLE);
             counters.increment(LinkCounter.SEND_UNRESOLVED);
             return;
         }
@@ -514,14 +521,15 @@ public final class MemoryLink implements Link
         private boolean nowKnown;
         private long nowNs;
 
-        int read(final FrameHandler handler, final int maxFrames)
+        int read(final FrameHandler handler, final int maxFrames, final boolean clockRead, final long clockNs)
         {
             this.handler = handler;
             this.maxFrames = maxFrames;
             this.delivered = 0;
             // Bound the records looked at per poll: frames to deliver plus a hold area's worth of delayed ones.
             this.budget = maxFrames + delayLine.capacity();
-            this.nowKnown = false;
+            this.nowKnown = clockRead;
+            this.nowNs = clockNs;
             try
             {
                 while (delivered < maxFrames && budget > 0)
@@ -542,7 +550,8 @@ public final class MemoryLink implements Link
         }
 
         /** {@inheritDoc} */
-        public Action onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+        public Action onMessage(
+            final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
         {
             budget--;
             if (TYPE_FRAME == msgTypeId)

@@ -111,7 +111,8 @@ final class RouteTable
      */
     MemoryLink byIpv6(final long high, final long low)
     {
-        if (LinkAddress.IPV4_MAPPED_HIGH == high && LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L))
+        if (LinkAddress.IPV4_MAPPED_HIGH == high &&
+            LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L))
         {
             return byIpv4((int)low);
         }

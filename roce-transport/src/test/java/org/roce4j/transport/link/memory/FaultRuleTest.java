@@ -190,7 +190,8 @@ class FaultRuleTest
         assertEquals(20, recorder.size());
         for (int i = 0; i < 20; i++)
         {
-            assertEquals(9 == i ? FrameStatus.BAD_ICRC : FrameStatus.OK, recorder.frames().get(i).status(), "frame " + i);
+            final FrameStatus expected = 9 == i ? FrameStatus.BAD_ICRC : FrameStatus.OK;
+            assertEquals(expected, recorder.frames().get(i).status(), "frame " + i);
         }
         original.putShort(0, (short)(B.mac() >>> 32), ByteOrder.BIG_ENDIAN);
         original.putInt(2, (int)B.mac(), ByteOrder.BIG_ENDIAN);

@@ -328,6 +328,28 @@ class MemoryFabricTest
     }
 
     @Test
+    void switchesOnTheMacWhatIpCannotPlace()
+    {
+        final MemoryLink a = fabric.attach(A, 1500);
+        final MemoryLink b = fabric.attach(B, 1500);
+        // A RoCE packet for a foreign IP but B's MAC: B gets it (and its engine should drop it, as rxe does).
+        final int index = a.tryClaim(200);
+        final int length = frames.ipv4(a.sendBuffer(), index, A, TestFrames.address(77), Opcode.RC_SEND_ONLY, QPN,
+            1, 16);
+        new EthernetHeader().wrap(a.sendBuffer(), index).destination(B.mac());
+        a.commit(index, length);
+        // A non-IP frame unicast to B's MAC.
+        final UnsafeBuffer other = new UnsafeBuffer(new byte[60]);
+        new EthernetHeader().wrap(other, 0).destination(B.mac()).source(A.mac()).etherType(0x88B5);
+        assertTrue(a.send(other, 0, 60));
+
+        assertEquals(2, recorder.drain(b));
+        assertEquals(FrameStatus.OK, recorder.frames().get(0).status());
+        assertEquals(FrameStatus.NOT_IP, recorder.frames().get(1).status());
+        assertEquals(0, a.fabricCounters().total());
+    }
+
+    @Test
     void deliversNonRoceIpPacketsAsIs()
     {
         final MemoryLink a = fabric.attach(A, 1500);

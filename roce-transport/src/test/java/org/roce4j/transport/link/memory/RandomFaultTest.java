@@ -291,6 +291,33 @@ class RandomFaultTest
     }
 
     @Test
+    void aFrameBecomingDueDuringAPollDoesNotOvertakeAnEarlierHeldFrame()
+    {
+        // A clock that moves on every reading, the way a real one does between two readings in one poll.
+        final long[] time = {0};
+        final long[] step = {1};
+        final MemoryFabric steppingFabric = new MemoryFabric(() ->
+        {
+            final long now = time[0];
+            time[0] += step[0];
+            return now;
+        });
+        try (steppingFabric)
+        {
+            final MemoryLink a = steppingFabric.attach(A, 1500);
+            final MemoryLink b = steppingFabric.attach(B, 1500);
+            a.faults().addRule(FaultRule.delay(10));                   // reads 0
+            frames.send(a, B, Opcode.RC_SEND_ONLY, QPN, 1, 8);         // reads 1: due at 11
+            assertEquals(0, b.poll(recorder, 10));                     // reads 2: held
+            frames.send(a, B, Opcode.RC_SEND_ONLY, QPN, 2, 8);         // reads 3: due at 13
+            step[0] = 10;
+            assertEquals(0, b.poll(recorder, 10), "at 4 neither is due");
+            assertEquals(2, b.poll(recorder, 10), "at 14 both are");
+            assertEquals(List.of(1, 2), recorder.psns());
+        }
+    }
+
+    @Test
     void fullHoldAreaDropsAndCountsOnTheReceiver()
     {
         fabric = MemoryFabric.builder().clock(clock).delaySlots(8).build();
