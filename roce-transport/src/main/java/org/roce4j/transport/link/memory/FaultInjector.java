@@ -43,8 +43,11 @@ import org.roce4j.wire.header.UdpHeader;
  *
  * <p>Corruption flips distinct bits after the Ethernet header, only in bytes the ICRC covers (never the IPv4 TOS,
  * TTL or checksum, the IPv6 traffic class, flow label or hop limit, the UDP checksum or the BTH FECN/BECN byte,
- * which IBA A17.8 masks out of the ICRC). At most {@link FaultRule#MAX_CORRUPT_BITS} bits per frame are flipped,
- * so the CRC-32 ICRC always detects the damage, or the receiver's IP/UDP length checks do when a length bit flips.
+ * which the ICRC masks out: IBA A17.3.3, rxe_icrc.c). At most {@link FaultRule#MAX_CORRUPT_BITS} bits per frame
+ * are flipped, so the CRC-32 ICRC detects the damage for certain (Hamming distance 4 at these lengths), or the
+ * receiver's IP checksum and IP/UDP length checks do when a length bit flips. The one gap: flips that change the IP
+ * and UDP lengths consistently (the same bit of both, picked at random among thousands) make the receiver check the
+ * ICRC at a shifted place, which still fails with probability 1 - 2^-32.
  *
  * <p>Thread safety: configure from the thread that drives the port (or before that thread starts).
  */
@@ -565,8 +568,8 @@ public final class FaultInjector
     }
 
     /**
-     * The bytes IBA A17.8 replaces by ones before computing the ICRC (the "variant" fields), so flipping them would
-     * go unnoticed by the ICRC; in IPv4 the header checksum would still catch them, but keeping out of them makes
+     * The "variant" bytes the ICRC computation replaces by ones (IBA A17.3.3, rxe_icrc.c): flipping them would go
+     * unnoticed by the ICRC; in IPv4 the header checksum would still catch them, but keeping out of them makes
      * detection certain for both IP versions.
      */
     private static boolean isIcrcMasked(final FrameView frame, final int at)

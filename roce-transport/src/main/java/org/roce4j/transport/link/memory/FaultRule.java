@@ -64,6 +64,7 @@ public final class FaultRule
     private long skip;
     private long limit = UNLIMITED;
     private boolean installed;
+    private boolean matchesBth;
     private long skipped;
     private final AtomicLong hits = new AtomicLong();
 
@@ -438,6 +439,8 @@ public final class FaultRule
             windowEndNs = nowNs + windowEndNs;
             windowRelative = false;
         }
+        matchesBth = !anyOpcode || 0 != operationMask || 0 != transportMask || NO_VALUE != destQp ||
+            NO_VALUE != psnFirst;
         installed = true;
     }
 
@@ -478,7 +481,7 @@ public final class FaultRule
         {
             return false;
         }
-        if (!needsBth())
+        if (!matchesBth)
         {
             return true;
         }
@@ -506,11 +509,6 @@ public final class FaultRule
             return false;
         }
         return NO_VALUE == psnFirst || Psn.inRange(frame.psn(), psnFirst, psnLast);
-    }
-
-    private boolean needsBth()
-    {
-        return !anyOpcode || 0 != operationMask || 0 != transportMask || NO_VALUE != destQp || NO_VALUE != psnFirst;
     }
 
     /**
