@@ -4,7 +4,6 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * Builds well-formed RoCEv2 frames between {@link LinkAddress}es for link tests, with a payload pattern derived
@@ -29,15 +28,6 @@ public final class TestFrames
     public static LinkAddress address(final int host)
     {
         return new LinkAddress(TEST_MAC_PREFIX | host, TEST_NET | host);
-    }
-
-    /**
-     * @param address a link address.
-     * @return its IPv4 address as text.
-     */
-    public static String ip(final LinkAddress address)
-    {
-        return Ipv4Header.addressToString(address.ipv4());
     }
 
     /**
