@@ -161,7 +161,8 @@ public final class MemoryFabricSpeedCheck
                     // A window of frames in flight, as RC flow control keeps it, instead of flooding the ring.
                     if (sent - b.counters().get(LinkCounter.FRAMES_RECEIVED) > WINDOW_FRAMES)
                     {
-                        Thread.onSpinWait();
+                        // Yield rather than spin: on a shared 2-core machine the receiver may need this core.
+                        Thread.yield();
                         continue;
                     }
                     sent += BATCH;
@@ -179,7 +180,10 @@ public final class MemoryFabricSpeedCheck
                 final FrameHandler counting = (buffer, offset, frameLength) -> received[0]++;
                 while (running.get())
                 {
-                    b.poll(counting, BATCH);
+                    if (0 == b.poll(counting, BATCH))
+                    {
+                        Thread.yield();
+                    }
                 }
             }, "receiver");
             sender.start();
