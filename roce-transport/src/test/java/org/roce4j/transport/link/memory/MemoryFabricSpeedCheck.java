@@ -1,0 +1,212 @@
+package org.roce4j.transport.link.memory;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.agrona.BufferUtil;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.link.FrameHandler;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.LinkCounter;
+import org.roce4j.transport.link.TestFrames;
+import org.roce4j.wire.Opcode;
+
+/**
+ * A quick, non-asserting throughput check of the fabric alone (no engine): frames per second through send + poll,
+ * next to a plain memory copy of the same frames measured in the same run. Not a test and not a benchmark of
+ * record (that belongs in the bench module's JMH suite); run it by hand:
+ * <pre>
+ * java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp ... \
+ *     org.roce4j.transport.link.memory.MemoryFabricSpeedCheck [secondsPerCase]
+ * </pre>
+ */
+public final class MemoryFabricSpeedCheck
+{
+    private static final int BATCH = 64;
+    private static final int MTU = 4200;
+    /** Frames the two-thread sender keeps in flight: 512 frames of 4 KiB is 2 MiB, half the default ring. */
+    private static final int WINDOW_FRAMES = 512;
+
+    private long sink;
+    private final FrameHandler handler = this::onFrame;
+
+    private MemoryFabricSpeedCheck()
+    {
+    }
+
+    /**
+     * @param args optional seconds per case (default 2).
+     */
+    public static void main(final String[] args) throws InterruptedException
+    {
+        final double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
+        final MemoryFabricSpeedCheck check = new MemoryFabricSpeedCheck();
+        for (final int payload : new int[]{64, 4096})
+        {
+            final double copy = check.memcpy(payload, seconds);
+            final double plain = check.oneThread(payload, seconds, false);
+            final double faulty = check.oneThread(payload, seconds, true);
+            final double twoThreads = check.twoThreads(payload, seconds);
+            System.out.printf("payload %4d B: memcpy %,.0f frames/s | fabric 1 thread %,.0f (%.2f of memcpy)" +
+                " | with faults armed %,.0f | 2 threads delivered %,.0f frames/s%n",
+                payload, copy, plain, plain / copy, faulty, twoThreads);
+        }
+        System.out.println("sink " + check.sink);
+    }
+
+    private static int frame(final UnsafeBuffer buffer, final LinkAddress from, final LinkAddress to, final int payload)
+    {
+        return new TestFrames().ipv4(buffer, 0, from, to, Opcode.RC_RDMA_WRITE_MIDDLE, 7, 1, payload);
+    }
+
+    private double memcpy(final int payload, final double seconds)
+    {
+        final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8192, 64));
+        final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(4 * 1024 * 1024, 64));
+        final int length = frame(source, TestFrames.address(1), TestFrames.address(2), payload);
+        final int slot = (length + 15) & ~7;
+        final int slots = target.capacity() / slot;
+        long frames = 0;
+        final long endNs = System.nanoTime() + (long)(seconds * 1e9);
+        long startNs = 0;
+        boolean warm = false;
+        while (true)
+        {
+            for (int i = 0; i < slots; i++)
+            {
+                target.putBytes(i * slot, source, 0, length);
+            }
+            sink += target.getByte(0);
+            frames += slots;
+            final long nowNs = System.nanoTime();
+            if (!warm && nowNs - endNs + (long)(seconds * 0.5e9) > 0)
+            {
+                warm = true;
+                frames = 0;
+                startNs = nowNs;
+            }
+            if (nowNs - endNs > 0)
+            {
+                return frames / ((nowNs - startNs) / 1e9);
+            }
+        }
+    }
+
+    private double oneThread(final int payload, final double seconds, final boolean faults)
+    {
+        try (MemoryFabric fabric = new MemoryFabric(SystemNanoClock.INSTANCE))
+        {
+            final MemoryLink a = fabric.attach(TestFrames.address(1), MTU);
+            final MemoryLink b = fabric.attach(TestFrames.address(2), MTU);
+            if (faults)
+            {
+                // Every kind armed at a low rate plus a rule that is evaluated on every frame.
+                a.faults().seed(1).loss(0.001).duplication(0.001).corruption(0.001, 1).reordering(0.001, 3)
+                    .delay(0.001, 1_000, 1_000).addRule(FaultRule.drop().destQp(0xABCDEF));
+            }
+            final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8192, 64));
+            final int length = frame(source, a.address(), b.address(), payload);
+            long frames = 0;
+            final long endNs = System.nanoTime() + (long)(seconds * 1e9);
+            long startNs = 0;
+            boolean warm = false;
+            while (true)
+            {
+                for (int i = 0; i < BATCH; i++)
+                {
+                    final int index = a.tryClaim(length);
+                    a.sendBuffer().putBytes(index, source, 0, length);
+                    a.commit(index, length);
+                }
+                a.flush();
+                int polled;
+                do
+                {
+                    polled = b.poll(handler, BATCH);
+                }
+                while (polled > 0);
+                frames += BATCH;
+                final long nowNs = System.nanoTime();
+                if (!warm && nowNs - endNs + (long)(seconds * 0.5e9) > 0)
+                {
+                    warm = true;
+                    frames = 0;
+                    startNs = nowNs;
+                }
+                if (nowNs - endNs > 0)
+                {
+                    final long received = b.counters().get(LinkCounter.FRAMES_RECEIVED);
+                    sink += received;
+                    return frames / ((nowNs - startNs) / 1e9);
+                }
+            }
+        }
+    }
+
+    private double twoThreads(final int payload, final double seconds) throws InterruptedException
+    {
+        try (MemoryFabric fabric = new MemoryFabric(SystemNanoClock.INSTANCE))
+        {
+            final MemoryLink a = fabric.attach(TestFrames.address(1), MTU);
+            final MemoryLink b = fabric.attach(TestFrames.address(2), MTU);
+            final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8192, 64));
+            final int length = frame(source, a.address(), b.address(), payload);
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final Thread sender = new Thread(() ->
+            {
+                long sent = 0;
+                while (running.get())
+                {
+                    // A window of frames in flight, as RC flow control keeps it, instead of flooding the ring.
+                    if (sent - b.counters().get(LinkCounter.FRAMES_RECEIVED) > WINDOW_FRAMES)
+                    {
+                        // Yield rather than spin: on a shared 2-core machine the receiver may need this core.
+                        Thread.yield();
+                        continue;
+                    }
+                    sent += BATCH;
+                    for (int i = 0; i < BATCH; i++)
+                    {
+                        final int index = a.tryClaim(length);
+                        a.sendBuffer().putBytes(index, source, 0, length);
+                        a.commit(index, length);
+                    }
+                }
+            }, "sender");
+            final long[] received = new long[1];
+            final Thread receiver = new Thread(() ->
+            {
+                final FrameHandler counting = (buffer, offset, frameLength) -> received[0]++;
+                while (running.get())
+                {
+                    if (0 == b.poll(counting, BATCH))
+                    {
+                        Thread.yield();
+                    }
+                }
+            }, "receiver");
+            sender.start();
+            receiver.start();
+            Thread.sleep((long)(seconds * 500));
+            final long startFrames = b.counters().get(LinkCounter.FRAMES_RECEIVED);
+            final long startNs = System.nanoTime();
+            Thread.sleep((long)(seconds * 500));
+            final long frames = b.counters().get(LinkCounter.FRAMES_RECEIVED) - startFrames;
+            final long elapsedNs = System.nanoTime() - startNs;
+            running.set(false);
+            sender.join();
+            receiver.join();
+            System.out.printf("  two threads, payload %d: sent %,d, received %,d, dropped at a full ring %,d%n",
+                payload, a.counters().get(LinkCounter.FRAMES_SENT), b.counters().get(LinkCounter.FRAMES_RECEIVED),
+                a.fabricCounters().get(FabricCounter.DESTINATION_FULL));
+            sink += received[0];
+            return frames / (elapsedNs / 1e9);
+        }
+    }
+
+    private void onFrame(final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        sink += buffer.getByte(offset + length - 1);
+    }
+}
