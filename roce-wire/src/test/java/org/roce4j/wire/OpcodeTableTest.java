@@ -27,7 +27,7 @@ class OpcodeTableTest
 {
     private static final String[] ROWS =
     {
-        // code  name                                  transport operation           headers            len pay pos    ack req
+        // code name                              transport operation          headers          len pay pos  ack req
         "0x00 RC_SEND_FIRST                           RC  SEND                    -                  12 Y FIRST  Y Y",
         "0x01 RC_SEND_MIDDLE                          RC  SEND                    -                  12 Y MIDDLE Y Y",
         "0x02 RC_SEND_LAST                            RC  SEND                    -                  12 Y LAST   Y Y",

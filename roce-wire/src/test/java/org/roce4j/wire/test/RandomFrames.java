@@ -1,5 +1,8 @@
 package org.roce4j.wire.test;
 
+import java.util.Arrays;
+
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.Icrc;
@@ -18,8 +21,13 @@ import org.roce4j.wire.header.AethHeader;
 public final class RandomFrames
 {
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
+    /** Random bytes payloads are cut from; twice the largest payload a 16-bit IP length allows. */
+    private static final int NOISE_LENGTH = 2 * 65536;
+
     private final SeededRandom random;
-    private final byte[] payload = new byte[65536];
+    private final byte[] noise = new byte[NOISE_LENGTH];
+    private final byte[] scratch = new byte[NOISE_LENGTH];
+    private int payloadStart;
 
     /**
      * @param random source of every field value.
@@ -27,6 +35,7 @@ public final class RandomFrames
     public RandomFrames(final SeededRandom random)
     {
         this.random = random;
+        random.nextBytes(noise);
     }
 
     /**
@@ -115,12 +124,9 @@ public final class RandomFrames
         fields.padCount = (-payloadLength) & 3;
         if (payloadLength > 0)
         {
-            final byte[] bytes = payload;
-            for (int i = 0; i < payloadLength; i++)
-            {
-                bytes[i] = (byte)r.nextInt();
-            }
-            buffer.putBytes(builder.payloadOffset(), bytes, 0, payloadLength);
+            // A random window of a random block: fresh-looking payloads without a random call per byte.
+            payloadStart = r.nextInt(NOISE_LENGTH - payloadLength + 1);
+            buffer.putBytes(builder.payloadOffset(), noise, payloadStart, payloadLength);
         }
         builder.payloadLength(payloadLength);
         final int length = builder.finish();
@@ -130,11 +136,25 @@ public final class RandomFrames
     }
 
     /**
-     * @return the payload bytes of the last frame (valid up to its payload length).
+     * @param buffer holding a frame's payload.
+     * @param offset of the payload in the buffer.
+     * @param length of the payload.
+     * @return the index of the first byte that differs from the last frame's payload, or -1 when all match.
      */
-    public byte[] lastPayload()
+    public int payloadMismatch(final DirectBuffer buffer, final int offset, final int length)
     {
-        return payload;
+        final byte[] scratch = this.scratch;
+        buffer.getBytes(offset, scratch, 0, length);
+        return Arrays.mismatch(noise, payloadStart, payloadStart + length, scratch, 0, length);
+    }
+
+    /**
+     * @param index 0-based position in the payload of the last frame.
+     * @return the payload byte the frame was built with.
+     */
+    public byte payloadByte(final int index)
+    {
+        return noise[payloadStart + index];
     }
 
     private void fillExtensionHeader(final ExtHeader header, final FrameFields fields)
