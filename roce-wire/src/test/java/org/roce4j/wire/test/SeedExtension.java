@@ -89,30 +89,31 @@ public final class SeedExtension
 
     private static Throwable withSeed(final ExtensionContext context, final Throwable throwable)
     {
+        final SeededRandom random = find(context);
+        return null == random ? throwable : withSeed(random.seed(), context.getDisplayName(), throwable);
+    }
+
+    /**
+     * @param seed        of the failed test.
+     * @param displayName of the failed test.
+     * @param throwable   its failure.
+     * @return the failure with the rerun hint in front of its message (aborted tests are passed through).
+     */
+    static Throwable withSeed(final long seed, final String displayName, final Throwable throwable)
+    {
         if (throwable instanceof TestAbortedException)
         {
             return throwable;
         }
-        final SeededRandom random = find(context);
-        if (null == random)
-        {
-            return throwable;
-        }
-        final String hint = Seeds.rerunHint(random.seed());
-        System.err.println(context.getDisplayName() + " failed: " + hint);
+        final String hint = Seeds.rerunHint(seed);
+        System.err.println(displayName + " failed: " + hint);
         final String message = null == throwable.getMessage() ? throwable.toString() : throwable.getMessage();
-        final AssertionFailedError wrapped;
         if (throwable instanceof AssertionFailedError && ((AssertionFailedError)throwable).isExpectedDefined())
         {
             final AssertionFailedError failed = (AssertionFailedError)throwable;
-            wrapped = new AssertionFailedError(
-                hint + ": " + message, failed.getExpected(), failed.getActual(), throwable);
+            return new AssertionFailedError(hint + ": " + message, failed.getExpected(), failed.getActual(), throwable);
         }
-        else
-        {
-            wrapped = new AssertionFailedError(hint + ": " + message, throwable);
-        }
-        return wrapped;
+        return new AssertionFailedError(hint + ": " + message, throwable);
     }
 
     private static SeededRandom find(final ExtensionContext context)
