@@ -1,6 +1,7 @@
 package org.roce4j.wire;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -109,7 +110,7 @@ class IcrcTest
         builder.ipv6Header().versionClassFlow(0x02, 0x12345);
         builder.bth(RC_SEND_ONLY, 0x11, 0x100);
         builder.bthHeader().ackReq(true);
-        final byte[] payload = "roce4j".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        final byte[] payload = "roce4j".getBytes(StandardCharsets.US_ASCII);
         builder.payload(new UnsafeBuffer(payload), 0, payload.length);
         assertFrame(wire, buffer, builder.finish());
     }

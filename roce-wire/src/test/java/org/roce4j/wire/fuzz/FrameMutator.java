@@ -46,7 +46,7 @@ final class FrameMutator
     {
         final SeededRandom r = random;
         int size = length;
-        final int mutations = 1 + (r.nextInt(4) == 0 ? r.nextInt(3) : 0);
+        final int mutations = 1 + (0 == r.nextInt(4) ? r.nextInt(3) : 0);
         for (int m = 0; m < mutations; m++)
         {
             final Kind kind = KINDS[r.nextInt(KINDS.length)];
@@ -85,7 +85,8 @@ final class FrameMutator
                 final int sets = 1 + r.nextInt(4);
                 for (int i = 0; i < sets && size > 0; i++)
                 {
-                    frame[r.nextInt(size)] = (byte)(r.nextBoolean() ? r.nextInt(256) : INTERESTING[r.nextInt(INTERESTING.length)]);
+                    final int value = r.nextBoolean() ? r.nextInt(256) : INTERESTING[r.nextInt(INTERESTING.length)];
+                    frame[r.nextInt(size)] = (byte)value;
                 }
                 return size;
             }

@@ -107,7 +107,8 @@ class PcapFuzzTest
                 case 1:
                     for (int i = random.nextInt(1, 5); i > 0 && file.length > 0; i--)
                     {
-                        file[random.nextInt(file.length)] = (byte)(int)random.pick(0, 0xFF, 0x7F, 0x80, 1, random.nextInt());
+                        final int value = random.pick(0, 0xFF, 0x7F, 0x80, 1, random.nextInt());
+                        file[random.nextInt(file.length)] = (byte)value;
                     }
                     break;
                 case 2:

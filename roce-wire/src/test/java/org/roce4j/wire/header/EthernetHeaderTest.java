@@ -88,7 +88,7 @@ class EthernetHeaderTest
     @ParameterizedTest
     @ValueSource(strings = {
         "", "02:42:ac:11:00", "02:42:ac:11:00:02:03", "02:42:ac:11:00:zz", "02:42:ac:11:00:123", "02::ac:11:00:02",
-        "+2:42:ac:11:00:02", "02:42:ac:11:00:-2", "0x2:42:ac:11:00:02", "02.42.ac.11.00.02"})
+        "+2:42:ac:11:00:02", "02:42:ac:11:00:-2", "0x2:42:ac:11:00:02", "02.42.ac.11.00.02", "02:42:ac:11:00:\u0661"})
     void badMacTextIsRejectedNamingTheInput(final String text)
     {
         final IllegalArgumentException ex =

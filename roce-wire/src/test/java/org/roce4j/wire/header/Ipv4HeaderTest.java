@@ -148,7 +148,7 @@ class Ipv4HeaderTest
     @ParameterizedTest
     @ValueSource(strings = {
         "", "10.77.0", "10.77.0.1.2", "10.77.0.256", "10.77..1", "10.77.0.x", "1.2.3.-4", "+1.2.3.4", "-0.1.2.3",
-        "10.77.0.0001", "10,77,0,1", "10.77.0.1."})
+        "10.77.0.0001", "10,77,0,1", "10.77.0.1.", "10.77.0.\u0661", "\uff11.2.3.4"})
     void badAddressTextIsRejectedNamingTheInput(final String text)
     {
         final IllegalArgumentException ex =

@@ -1,6 +1,7 @@
 package org.roce4j.wire.oracle;
 
 import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Vectors;
 import org.roce4j.wire.test.FrameFields;
@@ -65,7 +67,7 @@ class IcrcOracleTest
         assertEquals(frames.size(), oracle.summary("scapy_match"));
         assertEquals(frames.size(), oracle.summary("zlib_match"));
         System.out.println("scapy and the independent CRC agreed with roce-wire on " + frames.size() +
-            " IPv4 frames of " + org.roce4j.wire.Opcode.values().length + " opcodes");
+            " IPv4 frames of " + Opcode.values().length + " opcodes");
     }
 
     @Test
@@ -161,14 +163,14 @@ class IcrcOracleTest
         {
             command.add(pcap.toString());
         }
-        final org.roce4j.wire.test.Tools.Result result = Tools.run(command, 600);
+        final Tools.Result result = Tools.run(command, 600);
         assertEquals(0, result.exitCode(), () -> "icrc_oracle.py failed: " + result.stderr());
         return new Oracle(result.stdout());
     }
 
     private static Path resource(final String name) throws URISyntaxException
     {
-        final java.net.URL url = IcrcOracleTest.class.getResource(name);
+        final URL url = IcrcOracleTest.class.getResource(name);
         assertNotNull(url, "missing test resource " + name);
         return Path.of(url.toURI());
     }

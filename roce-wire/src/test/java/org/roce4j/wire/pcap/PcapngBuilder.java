@@ -3,6 +3,7 @@ package org.roce4j.wire.pcap;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Assembles pcapng files block by block (pcapng draft, IETF opsawg): Section Header, Interface Description,
@@ -28,7 +29,7 @@ final class PcapngBuilder
         order = byteOrder;
         final ByteBuffer body = allocate(16 + 12 + 4);
         body.putInt(0x1A2B3C4D).putShort((short)1).putShort((short)0).putLong(-1L);
-        option(body, OPTION_COMMENT, "roce4j".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        option(body, OPTION_COMMENT, "roce4j".getBytes(StandardCharsets.US_ASCII));
         body.putShort((short)0).putShort((short)0);
         return block(SECTION_HEADER, body);
     }
@@ -53,7 +54,7 @@ final class PcapngBuilder
         body.putInt(interfaceId).putInt((int)(timestamp >>> 32)).putInt((int)timestamp).putInt(data.length)
             .putInt(originalLength);
         body.put(data).position(20 + padded(data.length));
-        option(body, OPTION_COMMENT, "frame".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        option(body, OPTION_COMMENT, "frame".getBytes(StandardCharsets.US_ASCII));
         body.putShort((short)0).putShort((short)0);
         return block(ENHANCED_PACKET, body);
     }
