@@ -216,6 +216,10 @@ public final class RoceFrameBuilder
     public RoceFrameBuilder bth(final Opcode opcode, final int destQp, final int psn)
     {
         expect(STAGE_UDP);
+        if (null == opcode)
+        {
+            throw new IllegalArgumentException("bth() needs an opcode, got null");
+        }
         this.opcode = opcode;
         bth.wrap(buffer, bthOffset)
             .opcode(opcode.code())
@@ -506,6 +510,14 @@ public final class RoceFrameBuilder
         if (length > 0 && !opcode.hasPayload())
         {
             throw new IllegalArgumentException("opcode " + opcode + " carries no payload, got " + length + " bytes");
+        }
+        // The IPv4 total length and the IPv6 payload length are 16-bit fields: a longer packet cannot be described.
+        final long end = (long)payloadOffset + length + ((-length) & 3) + Icrc.LENGTH;
+        final long lengthField = end - (4 == ipVersion ? ipOffset : udpOffset);
+        if (lengthField > 0xFFFF)
+        {
+            throw new IllegalArgumentException("payload of " + length + " bytes makes the IPv" + ipVersion +
+                " length " + lengthField + ", more than 65535");
         }
     }
 

@@ -227,7 +227,8 @@ public final class EthernetHeader extends HeaderFlyweight
         long mac = 0;
         for (final String part : parts)
         {
-            if (part.isEmpty() || part.length() > 2)
+            // parseInt alone would also accept a sign ("+f") and non-ASCII digits: only 0-9, a-f, A-F make an octet.
+            if (part.isEmpty() || part.length() > 2 || !isAsciiHex(part))
             {
                 throw new IllegalArgumentException("not a MAC address (bad octet '" + part + "'): '" + text + "'");
             }
@@ -241,5 +242,18 @@ public final class EthernetHeader extends HeaderFlyweight
             }
         }
         return mac;
+    }
+
+    private static boolean isAsciiHex(final String text)
+    {
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -341,7 +341,19 @@ public final class Ipv4Header extends HeaderFlyweight
      */
     public boolean isChecksumValid()
     {
-        return checksum() == computeChecksum();
+        // RFC 1071 verification: the one's-complement sum over the whole header, checksum included, is all ones.
+        // Comparing with computeChecksum() instead would reject 0xFFFF where 0x0000 is computed (both are zero).
+        final int length = length();
+        int sum = 0;
+        for (int i = 0; i < length; i += 2)
+        {
+            sum += u16(i);
+        }
+        while (0 != (sum >>> 16))
+        {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return 0xFFFF == sum;
     }
 
     /**
@@ -382,7 +394,8 @@ public final class Ipv4Header extends HeaderFlyweight
             {
                 throw new IllegalArgumentException("not an IPv4 address (bad octet '" + part + "'): '" + text + "'");
             }
-            if (octet < 0 || octet > 255 || part.isEmpty() || part.length() > 3)
+            // parseInt also accepts a sign ("+1", "-0") and non-ASCII digits: only 0-9 make an octet.
+            if (octet < 0 || octet > 255 || part.isEmpty() || part.length() > 3 || !isAsciiDigits(part))
             {
                 throw new IllegalArgumentException("not an IPv4 address (octet out of range '" + part + "'): '" +
                     text + "'");
@@ -390,5 +403,18 @@ public final class Ipv4Header extends HeaderFlyweight
             address = (address << 8) | octet;
         }
         return address;
+    }
+
+    private static boolean isAsciiDigits(final String text)
+    {
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                return false;
+            }
+        }
+        return true;
     }
 }

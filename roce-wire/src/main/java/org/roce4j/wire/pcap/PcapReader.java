@@ -1,7 +1,6 @@
 package org.roce4j.wire.pcap;
 
 import java.io.BufferedInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteOrder;
@@ -427,7 +426,7 @@ public final class PcapReader implements AutoCloseable
             {
                 if (in.read() < 0)
                 {
-                    throw new EOFException(name + ": file ends inside a block");
+                    throw new PcapFormatException(name + ": file ends inside a block");
                 }
                 left--;
             }
