@@ -53,11 +53,13 @@ public final class RdmaDevice implements AutoCloseable
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong agentErrors = new AtomicLong();
     private final Object lock = new Object();
+    private final BackoffIdleStrategy eventBackoff = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
     private volatile Throwable lastAgentError;
     private volatile Int2ObjectHashMap<MemoryRegion> regionsByLkey = new Int2ObjectHashMap<>();
 
     private RdmaDevice(final Link link, final DeviceOptions options)
     {
+        checkOptions(options);
         this.link = link;
         this.mode = options.threadingMode();
         this.name = null != options.name() ? options.name() : "roce4j_" + link.name();
@@ -67,22 +69,12 @@ public final class RdmaDevice implements AutoCloseable
         this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
         if (ThreadingMode.INVOKER == mode)
         {
-            if (null != options.idleStrategy())
-            {
-                throw new IllegalArgumentException("an idle strategy applies to DEDICATED mode only; in INVOKER " +
-                    "mode give the ProgressGroup one");
-            }
             this.group = null != options.progressGroup() ? options.progressGroup() : new ProgressGroup();
             this.runner = null;
             group.add(engine);
         }
         else
         {
-            if (null != options.progressGroup())
-            {
-                throw new IllegalArgumentException("a progress group applies to INVOKER mode only; a DEDICATED " +
-                    "device has its own agent thread");
-            }
             final IdleStrategy idle = null != options.idleStrategy() ? options.idleStrategy() :
                 new BusySpinIdleStrategy();
             final CountDownLatch started = new CountDownLatch(1);
@@ -116,6 +108,20 @@ public final class RdmaDevice implements AutoCloseable
     public static RdmaDevice open(final Link link)
     {
         return open(link, DeviceOptions.invoker());
+    }
+
+    private static void checkOptions(final DeviceOptions options)
+    {
+        if (ThreadingMode.INVOKER == options.threadingMode() && null != options.idleStrategy())
+        {
+            throw new IllegalArgumentException("an idle strategy applies to DEDICATED mode only; in INVOKER mode " +
+                "give the ProgressGroup one");
+        }
+        if (ThreadingMode.DEDICATED == options.threadingMode() && null != options.progressGroup())
+        {
+            throw new IllegalArgumentException("a progress group applies to INVOKER mode only; a DEDICATED device " +
+                "has its own agent thread");
+        }
     }
 
     private void awaitStart(final CountDownLatch started)
@@ -362,7 +368,7 @@ public final class RdmaDevice implements AutoCloseable
         requireTimeout(timeoutNs);
         final boolean forever = Long.MAX_VALUE == timeoutNs;
         final long deadline = forever ? Long.MAX_VALUE : clock.nanoTime() + timeoutNs;
-        final BackoffIdleStrategy backoff = null == group ? new BackoffIdleStrategy(10, 20, 1_000, 1_000_000) : null;
+        eventBackoff.reset();
         while (true)
         {
             AsyncEvent event = engine.pollEvent();
@@ -397,7 +403,7 @@ public final class RdmaDevice implements AutoCloseable
             }
             else
             {
-                backoff.idle();
+                eventBackoff.idle();
             }
         }
     }
@@ -552,22 +558,34 @@ public final class RdmaDevice implements AutoCloseable
             this.started = started;
         }
 
+        /**
+         * Record the agent thread as the engine's, then let {@link #open} return.
+         */
         public void onStart()
         {
             engine.onStart();
             started.countDown();
         }
 
+        /**
+         * @return work done by one engine duty cycle.
+         */
         public int doWork()
         {
             return engine.doWork();
         }
 
+        /**
+         * Close the engine and its link.
+         */
         public void onClose()
         {
             engine.onClose();
         }
 
+        /**
+         * @return the agent thread's name.
+         */
         public String roleName()
         {
             return "roce-engine-" + name;

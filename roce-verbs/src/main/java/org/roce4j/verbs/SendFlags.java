@@ -35,7 +35,7 @@ public final class SendFlags
         {
             append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
         }
-        return sb.length() == 0 ? "none" : sb.toString();
+        return 0 == sb.length() ? "none" : sb.toString();
     }
 
     private static void append(final StringBuilder sb, final int flags, final int flag, final String name)

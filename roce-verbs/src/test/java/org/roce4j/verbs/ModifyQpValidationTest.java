@@ -109,8 +109,8 @@ class ModifyQpValidationTest
             Arguments.of(QpState.RESET, STATE, tweak(a -> a.qpState = QpState.ERR), IllegalArgumentException.class,
                 "transition RESET→ERR is not allowed; from RESET a QP may go to RESET, INIT"),
             Arguments.of(QpState.RTR, MIN_RNR_TIMER, tweak(a -> { }), IllegalArgumentException.class,
-                "transition RTR→RTR is not allowed (the mask has no STATE, so the QP would stay in RTR); from RTR a " +
-                "QP may go to RESET, RTS, ERR"),
+                "transition RTR→RTR is not allowed (the mask has no STATE, so the QP would stay in RTR); " +
+                "from RTR a QP may go to RESET, RTS, ERR"),
             Arguments.of(QpState.RTS, STATE | CUR_STATE, tweak(a -> a.curQpState = QpState.SQD),
                 IllegalStateException.class, "cur_qp_state mismatch: the attributes say SQD but the QP is in RTS"),
             Arguments.of(QpState.INIT, STATE | CUR_STATE, tweak(a -> a.curQpState = QpState.INIT),

@@ -13,6 +13,7 @@ import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -239,7 +240,7 @@ class RcOperationsTest
         dst.buffer().getBytes(3000, received, 0, 700);
         dst.buffer().getBytes(0, received, 700, 900);
         dst.buffer().getBytes(2000, received, 1600, 33);
-        assertEquals(java.util.Arrays.toString(sent), java.util.Arrays.toString(received));
+        assertArrayEquals(sent, received);
         drain(c.a.sendCq, 1);
     }
 
@@ -256,7 +257,7 @@ class RcOperationsTest
         final SendWorkRequest wr = new SendWorkRequest();
         for (int i = 0; i < 10; i++)
         {
-            wr.reset().wrId(i).opcode(WrOpcode.SEND).sendFlags(i % 3 == 2 ? SendFlags.SIGNALED : 0)
+            wr.reset().wrId(i).opcode(WrOpcode.SEND).sendFlags(2 == i % 3 ? SendFlags.SIGNALED : 0)
                 .addSge(src, 0, 64);
             c.a.qp.postSend(wr);
         }
@@ -399,5 +400,109 @@ class RcOperationsTest
         attr.qpState = org.roce4j.transport.QpState.RTS;
         c.a.qp.modify(attr, org.roce4j.transport.QpAttrMask.STATE);
         assertEquals(5, drain(c.a.sendCq, 1).get(0).wrId());
+    }
+
+    @Test
+    void writeGathersAndReadScattersThreeSges()
+    {
+        final VerbsFixture.Pair c = fx.connect(QpType.RC);
+        final MemoryRegion local = register(fx.pdA, 8192, ALL_ACCESS);
+        final MemoryRegion remote = register(fx.pdB, 8192, ALL_ACCESS);
+        fill(local, 0, 4096, 11);
+        c.a.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+            .addSge(local, 3000, 1000).addSge(local, 0, 1200).addSge(local, 2000, 7).rdma(remote.iova(),
+            remote.rkey())
+            .next(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+                .addSge(local, 7000, 7).addSge(local, 4096, 1000).addSge(local, 5200, 1200)
+                .rdma(remote.iova(), remote.rkey())));
+        final List<WorkCompletion> done = drain(c.a.sendCq, 2);
+        assertEquals(WcStatus.SUCCESS, done.get(0).status());
+        assertEquals(WcStatus.SUCCESS, done.get(1).status());
+        assertEquals(2207, done.get(1).byteLen());
+        final byte[] written = new byte[2207];
+        local.buffer().getBytes(3000, written, 0, 1000);
+        local.buffer().getBytes(0, written, 1000, 1200);
+        local.buffer().getBytes(2000, written, 2200, 7);
+        final byte[] atRemote = new byte[2207];
+        remote.buffer().getBytes(0, atRemote);
+        assertArrayEquals(written, atRemote);
+        final byte[] readBack = new byte[2207];
+        local.buffer().getBytes(7000, readBack, 0, 7);
+        local.buffer().getBytes(4096, readBack, 7, 1000);
+        local.buffer().getBytes(5200, readBack, 1007, 1200);
+        assertArrayEquals(written, readBack);
+    }
+
+    @Test
+    void zeroLengthOperations()
+    {
+        final VerbsFixture.Pair c = fx.connect(QpType.RC);
+        final MemoryRegion dst = register(fx.pdB, 64, ALL_ACCESS);
+        c.b.qp.postRecv(new RecvWorkRequest().wrId(1).addSge(dst, 0, 64));
+        c.b.qp.postRecv(new RecvWorkRequest().wrId(2));
+        c.a.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+            .next(new SendWorkRequest().wrId(2).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+                .rdma(0, 0)
+                .next(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(5)
+                    .sendFlags(SendFlags.SIGNALED).rdma(0, 0))));
+        final List<WorkCompletion> recv = drain(c.b.recvCq, 2);
+        assertEquals(0, recv.get(0).byteLen());
+        assertEquals(WcOpcode.RECV, recv.get(0).opcode());
+        assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, recv.get(1).opcode());
+        assertEquals(5, recv.get(1).immData());
+        for (final WorkCompletion wc : drain(c.a.sendCq, 3))
+        {
+            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+        }
+    }
+
+    @Test
+    void inlineRdmaWriteWithImmediate()
+    {
+        final VerbsFixture.Pair c = fx.connect(QpType.RC);
+        final MemoryRegion src = register(fx.pdA, 64, ALL_ACCESS);
+        final MemoryRegion dst = register(fx.pdB, 64, ALL_ACCESS);
+        fill(src, 0, 40, 77);
+        c.b.qp.postRecv(new RecvWorkRequest().wrId(9));
+        c.a.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).immData(0x77)
+            .sendFlags(SendFlags.SIGNALED | SendFlags.INLINE).addSge(src, 0, 40).rdma(dst.address(8), dst.rkey()));
+        final WorkCompletion recv = drain(c.b.recvCq, 1).get(0);
+        assertEquals(40, recv.byteLen());
+        assertEquals(0x77, recv.immData());
+        for (int i = 0; i < 40; i++)
+        {
+            assertEquals(src.buffer().getByte(i), dst.buffer().getByte(8 + i));
+        }
+        drain(c.a.sendCq, 1);
+    }
+
+    @Test
+    void psnsWrapAroundTwentyFourBits()
+    {
+        final VerbsFixture.Pair c = fx.connect(QpType.RC, p ->
+        {
+            p.psnA = 0xFF_FFFD;
+            p.psnB = 0xFF_FFFF;
+        }, init -> { });
+        final MemoryRegion src = register(fx.pdA, 8192, ALL_ACCESS);
+        final MemoryRegion dst = register(fx.pdB, 8192, ALL_ACCESS);
+        fill(src, 0, 8192, 4);
+        for (int i = 0; i < 3; i++)
+        {
+            c.b.qp.postRecv(new RecvWorkRequest().wrId(i).addSge(dst, 0, 8192));
+            c.a.qp.postSend(new SendWorkRequest().wrId(i).opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED)
+                .addSge(src, 0, 5000));
+        }
+        c.a.qp.postSend(new SendWorkRequest().wrId(3).opcode(WrOpcode.RDMA_READ).sendFlags(SendFlags.SIGNALED)
+            .addSge(src, 0, 3000).rdma(dst.iova(), dst.rkey()));
+        assertEquals(3, drain(c.b.recvCq, 3).size());
+        final List<WorkCompletion> sends = drain(c.a.sendCq, 4);
+        for (final WorkCompletion wc : sends)
+        {
+            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+        }
+        // 3 SENDs of 5 packets and a 3-packet READ from 0xFFFFFD: 18 PSNs, the next one has wrapped to 0xF.
+        assertEquals(0xF, c.a.qp.query(new org.roce4j.transport.QpAttributes(), 0).sqPsn);
+        assertEquals(0, fx.a.counters().get(TransportCounter.RETRIES));
     }
 }

@@ -116,6 +116,15 @@ final class VerbsFixture implements AutoCloseable
 
     Pair connect(final QpType type, final Consumer<Params> tweak, final Consumer<QpInitAttributes> tweakInit)
     {
+        return connect(type, tweak, tweakInit, tweakInit);
+    }
+
+    Pair connect(
+        final QpType type,
+        final Consumer<Params> tweak,
+        final Consumer<QpInitAttributes> tweakInitA,
+        final Consumer<QpInitAttributes> tweakInitB)
+    {
         final Params params = new Params();
         tweak.accept(params);
         final Pair pair = new Pair();
@@ -125,8 +134,8 @@ final class VerbsFixture implements AutoCloseable
         pair.b.recvCq = b.createCq(1024);
         final QpInitAttributes initA = init(type, pair.a.sendCq, pair.a.recvCq);
         final QpInitAttributes initB = init(type, pair.b.sendCq, pair.b.recvCq);
-        tweakInit.accept(initA);
-        tweakInit.accept(initB);
+        tweakInitA.accept(initA);
+        tweakInitB.accept(initB);
         pair.a.qp = pdA.createQp(initA);
         pair.b.qp = pdB.createQp(initB);
         bringUp(pair.a.qp, pair.b.qp.qpNum(), b.queryGid(1), params.psnA, params.psnB, params);
