@@ -38,7 +38,8 @@ import org.roce4j.transport.QpType;
  * {@code STATE}.
  *
  * <p>Transcribed from the kernel's {@code qp_state_table} in drivers/infiniband/core/verbs.c (read at torvalds/linux
- * 009f773 and in a current tree, 9b44fff; the RC, UC, UD and GSI columns are identical in both) which
+ * 009f773 and in a current tree, the Kingxukai/linux mirror at 9b44fff; the RC, UC, UD and GSI columns are
+ * identical in both), which
  * {@code ib_modify_qp_is_ok()} checks and which rxe applies through {@code rxe_qp_chk_attr()}; it agrees with the
  * required attributes listed in ibv_modify_qp(3). The GSI column differs from UD in two places: RESET→INIT and
  * INIT→INIT do not take PORT. Notable facts the table encodes: RESET→ERR is not a legal transition (only

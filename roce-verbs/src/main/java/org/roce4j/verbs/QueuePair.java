@@ -22,7 +22,9 @@ import org.roce4j.transport.engine.SendWqe;
  * may come from any thread in DEDICATED mode.
  *
  * <p>Posting validates the whole chain before queueing anything and throws {@link BadWorkRequestException} naming
- * the problem and the index of the bad WR; a rejected chain leaves nothing queued. Which states accept work
+ * the problem and the index of the bad WR; a rejected chain leaves nothing queued. What only the engine can know is
+ * reported in completions, as hardware does: an unknown lkey or an SGE outside its region completes with
+ * LOC_PROT_ERR. Which states accept work
  * follows rxe: send WRs need RTS, SQD (queued, started after the return to RTS), SQE or ERR (completed with
  * WR_FLUSH_ERR); receive WRs need any state but RESET (C10-97.2.1).
  */
@@ -483,6 +485,8 @@ public final class QueuePair
         }
         if (opcode.isAtomic())
         {
+            // rxe validate_send_wr refuses atomics under 8 bytes or with a misaligned remote_addr; roce4j also wants
+            // the 8-byte result in one SGE, because the completer stores it with a single 64-bit write.
             if (1 != numSge || 8 != wr.sge(0).length())
             {
                 throw bad(index, wr, opcode + " needs exactly one 8-byte SGE for the original value, got " + numSge +
@@ -490,7 +494,6 @@ public final class QueuePair
             }
             if (0 != (wr.remoteAddr() & 7))
             {
-                // IBA 9.4.5: the target of an atomic is an aligned 64-bit word.
                 throw bad(index, wr, opcode + " remote_addr 0x" + Long.toHexString(wr.remoteAddr()) +
                     " is not 8-byte aligned");
             }
