@@ -1,0 +1,683 @@
+package org.roce4j.verbs;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.QpAttrMask;
+import org.roce4j.transport.QpAttributes;
+import org.roce4j.transport.QpCapabilities;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.engine.QpContext;
+import org.roce4j.transport.engine.RoceEngine;
+import org.roce4j.transport.engine.SendQueue;
+import org.roce4j.transport.engine.SendWqe;
+
+/**
+ * A queue pair (struct ibv_qp): created in RESET, brought up with {@link #modify} (checked against
+ * {@link QpTransitions} and the attribute ranges), fed with {@link #postSend} and {@link #postRecv}.
+ *
+ * <p>Threading: post send WRs from one thread at a time, and receive WRs from one thread at a time (the queues are
+ * single-producer rings shared with the engine). Control calls ({@link #modify}, {@link #query}, {@link #destroy})
+ * may come from any thread in DEDICATED mode.
+ *
+ * <p>Posting validates the whole chain before queueing anything and throws {@link BadWorkRequestException} naming
+ * the problem and the index of the bad WR; a rejected chain leaves nothing queued. What only the engine can know is
+ * reported in completions, as hardware does: an unknown lkey or an SGE outside its region completes with
+ * LOC_PROT_ERR. Which states accept work
+ * follows rxe: send WRs need RTS, SQD (queued, started after the return to RTS), SQE or ERR (completed with
+ * WR_FLUSH_ERR); receive WRs need any state but RESET (C10-97.2.1).
+ */
+public final class QueuePair
+{
+    private final ProtectionDomain pd;
+    private final RdmaDevice device;
+    private final RoceEngine engine;
+    private final QpContext context;
+    private final QpInitAttributes init;
+    private final QpType type;
+    private final SendQueue sendQueue;
+    private final int maxSendSge;
+    private final int maxRecvSge;
+    private final int maxInlineData;
+    private final String label;
+    private final QpAttributes scratch = new QpAttributes();
+    private volatile int maxRdAtomic;
+    private volatile boolean destroyed;
+
+    QueuePair(final ProtectionDomain pd, final QpContext context, final QpInitAttributes init)
+    {
+        this.pd = pd;
+        this.device = pd.device();
+        this.engine = device.engine();
+        this.context = context;
+        this.init = init;
+        this.type = init.qpType();
+        this.sendQueue = context.sendQueue();
+        final QpCapabilities cap = context.capabilities();
+        this.maxSendSge = cap.maxSendSge;
+        this.maxRecvSge = cap.maxRecvSge;
+        this.maxInlineData = cap.maxInlineData;
+        this.label = "QP 0x" + Integer.toHexString(context.qpn());
+    }
+
+    /**
+     * @return qp_num.
+     */
+    public int qpNum()
+    {
+        return context.qpn();
+    }
+
+    /**
+     * @return qp_type.
+     */
+    public QpType type()
+    {
+        return type;
+    }
+
+    /**
+     * @return the current state (the engine moves a QP to ERR on its own after fatal errors).
+     */
+    public QpState state()
+    {
+        return context.state();
+    }
+
+    /**
+     * @return the protection domain.
+     */
+    public ProtectionDomain pd()
+    {
+        return pd;
+    }
+
+    /**
+     * @return the send completion queue.
+     */
+    public CompletionQueue sendCq()
+    {
+        return init.sendCq();
+    }
+
+    /**
+     * @return the receive completion queue.
+     */
+    public CompletionQueue recvCq()
+    {
+        return init.recvCq();
+    }
+
+    /**
+     * @return the shared receive queue, or null.
+     */
+    public SharedReceiveQueue srq()
+    {
+        return init.srq();
+    }
+
+    /**
+     * @return the engine's QP (diagnostics: PSNs, why the requester stalls).
+     */
+    public QpContext engineContext()
+    {
+        return context;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Modify and query
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Modify the QP (ibv_modify_qp): the transition and the mask are checked against {@link QpTransitions}, every
+     * value in the mask against its range, then the engine applies them. The check and the change happen together
+     * on the engine thread, so the state cannot change in between.
+     *
+     * <p>Beyond the table: CUR_STATE, when given, must equal the QP's state ("cur_qp_state mismatch"); ALT_PATH and
+     * PATH_MIG_STATE are refused (no automatic path migration on RoCE, as the kernel refuses them); a QP in SQD that
+     * is still draining may only go to ERR (rxe); EN_SQD_ASYNC_NOTIFY is accepted and SQ_DRAINED is always raised.
+     *
+     * @param attr values (only the fields named in the mask are read).
+     * @param mask {@link QpAttrMask} bits.
+     * @throws IllegalArgumentException naming an illegal transition, a missing or extra attribute, or a bad value.
+     * @throws IllegalStateException on a cur_qp_state mismatch, while draining, or when destroyed.
+     */
+    public void modify(final QpAttributes attr, final int mask)
+    {
+        ProgressGroup.requireNonNull(attr, "attr");
+        checkAlive();
+        device.control(() ->
+        {
+            validate(attr, mask);
+            engine.modifyQp(context, attr, mask);
+            return null;
+        });
+        if (0 != (mask & QpAttrMask.MAX_QP_RD_ATOMIC))
+        {
+            maxRdAtomic = attr.maxRdAtomic;
+        }
+    }
+
+    private void validate(final QpAttributes attr, final int mask)
+    {
+        if (0 != (mask & ~QpAttrMask.ALL))
+        {
+            throw new IllegalArgumentException(label + ": unknown attribute mask bits 0x" +
+                Integer.toHexString(mask & ~QpAttrMask.ALL));
+        }
+        final QpState actual = context.state();
+        QpState current = actual;
+        if (0 != (mask & QpAttrMask.CUR_STATE))
+        {
+            final QpState claimed = attr.curQpState;
+            if (null == claimed)
+            {
+                throw new IllegalArgumentException(label + ": CUR_STATE is in the mask but cur_qp_state is null");
+            }
+            if (claimed != actual)
+            {
+                throw new IllegalStateException(label + ": cur_qp_state mismatch: the attributes say " + claimed +
+                    " but the QP is in " + actual);
+            }
+            if (QpState.RTR != claimed && QpState.RTS != claimed && QpState.SQD != claimed &&
+                QpState.SQE != claimed)
+            {
+                // ib_modify_qp_is_ok: CUR_STATE is only meaningful when leaving RTR, RTS, SQD or SQE.
+                throw new IllegalArgumentException(label + ": CUR_STATE may only be given in RTR, RTS, SQD or " +
+                    "SQE; the QP is in " + claimed);
+            }
+            current = claimed;
+        }
+        QpState next = current;
+        if (0 != (mask & QpAttrMask.STATE))
+        {
+            if (null == attr.qpState)
+            {
+                throw new IllegalArgumentException(label + ": STATE is in the mask but qp_state is null");
+            }
+            next = attr.qpState;
+        }
+        final String problem = QpTransitions.check(current, next, type, mask);
+        if (null != problem)
+        {
+            throw new IllegalArgumentException(label + ": " + problem);
+        }
+        if (0 != (mask & QpAttrMask.STATE) && QpState.SQD == current && QpState.ERR != next)
+        {
+            engine.queryQp(context, scratch);
+            if (scratch.sqDraining)
+            {
+                // rxe_qp_chk_attr: a QP still draining its send queue may only leave SQD for ERR.
+                throw new IllegalStateException(label + " is still draining its send queue: wait for SQ_DRAINED " +
+                    "before moving it from SQD to " + next + " (only ERR is allowed while draining)");
+            }
+        }
+        checkValues(attr, mask);
+    }
+
+    private void checkValues(final QpAttributes attr, final int mask)
+    {
+        if (0 != (mask & QpAttrMask.PATH_MTU))
+        {
+            if (null == attr.pathMtu)
+            {
+                throw new IllegalArgumentException(label + ": PATH_MTU is in the mask but path_mtu is null");
+            }
+            if (attr.pathMtu.bytes() > device.activeMtu().bytes())
+            {
+                throw new IllegalArgumentException(label + ": path_mtu " + attr.pathMtu.bytes() + " exceeds the " +
+                    "port's active MTU " + device.activeMtu().bytes() + " (link MTU " + device.link().mtu() + ")");
+            }
+        }
+        if (0 != (mask & QpAttrMask.TIMEOUT))
+        {
+            range(attr.timeout, 0, 31, "timeout (local ACK timeout 4.096 µs × 2^timeout, 0 = infinite)");
+        }
+        if (0 != (mask & QpAttrMask.RETRY_CNT))
+        {
+            range(attr.retryCnt, 0, 7, "retry_cnt (7 = retry forever)");
+        }
+        if (0 != (mask & QpAttrMask.RNR_RETRY))
+        {
+            range(attr.rnrRetry, 0, 7, "rnr_retry (7 = retry forever)");
+        }
+        if (0 != (mask & QpAttrMask.MIN_RNR_TIMER))
+        {
+            range(attr.minRnrTimer, 0, 31, "min_rnr_timer (an IBA RNR timer code)");
+        }
+        if (0 != (mask & QpAttrMask.MAX_QP_RD_ATOMIC))
+        {
+            range(attr.maxRdAtomic, 0, DeviceAttributes.MAX_QP_INIT_RD_ATOM, "max_rd_atomic");
+        }
+        if (0 != (mask & QpAttrMask.MAX_DEST_RD_ATOMIC))
+        {
+            range(attr.maxDestRdAtomic, 0, DeviceAttributes.MAX_QP_RD_ATOM, "max_dest_rd_atomic");
+        }
+        if (0 != (mask & QpAttrMask.DEST_QPN))
+        {
+            fits24(attr.destQpNum, "dest_qp_num");
+        }
+        if (0 != (mask & QpAttrMask.RQ_PSN))
+        {
+            fits24(attr.rqPsn, "rq_psn");
+        }
+        if (0 != (mask & QpAttrMask.SQ_PSN))
+        {
+            fits24(attr.sqPsn, "sq_psn");
+        }
+        if (0 != (mask & QpAttrMask.PKEY_INDEX) && 0 != attr.pkeyIndex)
+        {
+            throw new IllegalArgumentException(label + ": pkey_index must be 0 (the P_Key table holds only the " +
+                "default P_Key 0xFFFF), got " + attr.pkeyIndex);
+        }
+        if (0 != (mask & QpAttrMask.PORT) && RdmaDevice.PORT_NUM != attr.portNum)
+        {
+            throw new IllegalArgumentException(label + ": port_num must be 1 (a roce4j device has one port), got " +
+                attr.portNum);
+        }
+        if (0 != (mask & QpAttrMask.ACCESS_FLAGS) && 0 != (attr.qpAccessFlags & ~AccessFlags.ALL))
+        {
+            throw new IllegalArgumentException(label + ": unknown qp_access_flags bits 0x" +
+                Integer.toHexString(attr.qpAccessFlags & ~AccessFlags.ALL));
+        }
+        if (0 != (mask & QpAttrMask.AV))
+        {
+            try
+            {
+                ProtectionDomain.checkAddress(device, attr.ahAttr, "ah_attr");
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException(label + ": " + ex.getMessage(), ex);
+            }
+        }
+        if (0 != (mask & (QpAttrMask.ALT_PATH | QpAttrMask.PATH_MIG_STATE)))
+        {
+            // The kernel (_ib_modify_qp) refuses alternate paths on RoCE: APM exists only for InfiniBand.
+            throw new IllegalArgumentException(label + ": " +
+                QpAttrMask.toString(mask & (QpAttrMask.ALT_PATH | QpAttrMask.PATH_MIG_STATE)) +
+                ": alternate paths and automatic path migration are not supported on RoCE");
+        }
+    }
+
+    private void range(final int value, final int min, final int max, final String what)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(label + ": " + what + " must be " + min + ".." + max + ", got " +
+                value);
+        }
+    }
+
+    private void fits24(final int value, final String what)
+    {
+        if (0 != (value & ~0xFF_FFFF))
+        {
+            throw new IllegalArgumentException(label + ": " + what + " 0x" + Integer.toHexString(value) +
+                " does not fit in 24 bits");
+        }
+    }
+
+    /**
+     * Read the QP's attributes (ibv_query_qp). Every field is filled whatever the mask; the mask is checked for
+     * unknown bits only.
+     *
+     * @param out  filled.
+     * @param mask {@link QpAttrMask} bits of interest.
+     * @return out.
+     */
+    public QpAttributes query(final QpAttributes out, final int mask)
+    {
+        ProgressGroup.requireNonNull(out, "out");
+        if (0 != (mask & ~QpAttrMask.ALL))
+        {
+            throw new IllegalArgumentException(label + ": unknown attribute mask bits 0x" +
+                Integer.toHexString(mask & ~QpAttrMask.ALL));
+        }
+        checkAlive();
+        device.control(() ->
+        {
+            engine.queryQp(context, out);
+            return null;
+        });
+        return out;
+    }
+
+    /**
+     * @param out filled with the attributes the QP was created with (the init_attr of ibv_query_qp).
+     * @return out.
+     */
+    public QpInitAttributes queryInitAttributes(final QpInitAttributes out)
+    {
+        return out.copyFrom(init);
+    }
+
+    /**
+     * Destroy the QP (ibv_destroy_qp): later packets for it are dropped, outstanding WRs are discarded without
+     * completions, and its CQs, SRQ and PD are released.
+     *
+     * @throws IllegalStateException when already destroyed.
+     */
+    public void destroy()
+    {
+        synchronized (this)
+        {
+            checkAlive();
+            device.control(() ->
+            {
+                engine.destroyQp(context);
+                return null;
+            });
+            destroyed = true;
+        }
+        init.sendCq().releaseUse();
+        if (init.recvCq() != init.sendCq())
+        {
+            init.recvCq().releaseUse();
+        }
+        if (null != init.srq())
+        {
+            init.srq().releaseUse();
+        }
+        pd.releaseQp();
+    }
+
+    /**
+     * @return true once destroyed.
+     */
+    public boolean isDestroyed()
+    {
+        return destroyed;
+    }
+
+    private void checkAlive()
+    {
+        if (destroyed)
+        {
+            throw new IllegalStateException(label + " was destroyed");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Posting
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Post a chain of send WRs (ibv_post_send). Inline data is copied now. All or nothing.
+     *
+     * @param first the first WR; {@link SendWorkRequest#next()} links the rest.
+     * @throws BadWorkRequestException naming the problem and the index of the bad WR.
+     */
+    public void postSend(final SendWorkRequest first)
+    {
+        ProgressGroup.requireNonNull(first, "wr");
+        checkAlive();
+        device.checkOpen();
+        final QpState state = context.state();
+        if (QpState.RESET == state || QpState.INIT == state || QpState.RTR == state)
+        {
+            throw new BadWorkRequestException(0, first.wrId(), label + " is in " + state + ": post_send needs RTS " +
+                "(or SQD, SQE, ERR; WRs posted in ERR complete with WR_FLUSH_ERR)");
+        }
+        final SendQueue sq = sendQueue;
+        final int free = sq.depth() - sq.outstanding();
+        int index = 0;
+        for (SendWorkRequest wr = first; null != wr; wr = wr.next(), index++)
+        {
+            if (index >= free)
+            {
+                throw new BadWorkRequestException(index, wr.wrId(), "send queue full: " + (sq.depth() - free) +
+                    " outstanding WRs (max_send_wr " + sq.depth() + "), poll the CQ" +
+                    (index > 0 ? " or post a shorter chain" : ""));
+            }
+            checkSend(wr, index);
+        }
+        for (SendWorkRequest wr = first; null != wr; wr = wr.next())
+        {
+            fill(sq.claim(), wr);
+            sq.publish();
+        }
+        engine.ringDoorbell(context);
+    }
+
+    private void checkSend(final SendWorkRequest wr, final int index)
+    {
+        final WrOpcode opcode = wr.opcode();
+        if (null == opcode)
+        {
+            throw bad(index, wr, "opcode is null");
+        }
+        final int flags = wr.sendFlags();
+        if (0 != (flags & ~SendFlags.ALL))
+        {
+            throw bad(index, wr, "unknown send_flags bits 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
+        }
+        checkOpcodeForType(wr, index, opcode);
+        final int numSge = wr.numSge();
+        if (numSge > maxSendSge)
+        {
+            throw bad(index, wr, "num_sge " + numSge + " exceeds the QP's max_send_sge " + maxSendSge);
+        }
+        long total = 0;
+        for (int i = 0; i < numSge; i++)
+        {
+            final int length = wr.sge(i).length();
+            if (length < 0)
+            {
+                throw bad(index, wr, "SGE " + i + " has a negative length " + length);
+            }
+            total += length;
+        }
+        if (total > DeviceAttributes.MAX_MSG_SIZE)
+        {
+            throw bad(index, wr, "message length " + total + " exceeds the port's max message size " +
+                DeviceAttributes.MAX_MSG_SIZE);
+        }
+        if (0 != (flags & SendFlags.INLINE))
+        {
+            checkInline(wr, index, opcode, total);
+        }
+        if (opcode.isReadOrAtomic() && 0 == maxRdAtomic)
+        {
+            throw bad(index, wr, opcode + " needs max_rd_atomic >= 1, and the QP was given max_rd_atomic 0 " +
+                "(it could never start)");
+        }
+        if (opcode.isAtomic())
+        {
+            // rxe validate_send_wr refuses atomics under 8 bytes or with a misaligned remote_addr; roce4j also wants
+            // the 8-byte result in one SGE, because the completer stores it with a single 64-bit write.
+            if (1 != numSge || 8 != wr.sge(0).length())
+            {
+                throw bad(index, wr, opcode + " needs exactly one 8-byte SGE for the original value, got " + numSge +
+                    " SGEs totalling " + total + " bytes");
+            }
+            if (0 != (wr.remoteAddr() & 7))
+            {
+                throw bad(index, wr, opcode + " remote_addr 0x" + Long.toHexString(wr.remoteAddr()) +
+                    " is not 8-byte aligned");
+            }
+        }
+        if (type.isDatagram())
+        {
+            checkUd(wr, index);
+        }
+    }
+
+    private void checkOpcodeForType(final SendWorkRequest wr, final int index, final WrOpcode opcode)
+    {
+        switch (type)
+        {
+            case UD:
+            case GSI:
+                if (WrOpcode.SEND != opcode && WrOpcode.SEND_WITH_IMM != opcode)
+                {
+                    throw bad(index, wr, "opcode " + opcode + " is not allowed on a " + type + " QP (only SEND " +
+                        "and SEND_WITH_IMM)");
+                }
+                break;
+            case UC:
+                if (WrOpcode.SEND != opcode && WrOpcode.SEND_WITH_IMM != opcode && !opcode.isWrite())
+                {
+                    throw bad(index, wr, "opcode " + opcode + " is not allowed on a UC QP (only SEND, " +
+                        "SEND_WITH_IMM, RDMA_WRITE and RDMA_WRITE_WITH_IMM)");
+                }
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void checkInline(final SendWorkRequest wr, final int index, final WrOpcode opcode, final long total)
+    {
+        if (opcode.isReadOrAtomic())
+        {
+            throw bad(index, wr, "INLINE is not allowed with " + opcode + " (only SEND and RDMA WRITE carry " +
+                "inline data)");
+        }
+        if (total > maxInlineData)
+        {
+            throw bad(index, wr, "inline data of " + total + " bytes exceeds the QP's max_inline_data " +
+                maxInlineData);
+        }
+        for (int i = 0, n = wr.numSge(); i < n; i++)
+        {
+            final ScatterGatherElement sge = wr.sge(i);
+            if (0 == sge.length())
+            {
+                continue;
+            }
+            final MemoryRegion region = device.regionByLkey(sge.lkey());
+            if (null == region || !region.isValid() || !region.entry().contains(sge.addr(), sge.length()))
+            {
+                throw bad(index, wr, "inline SGE " + i + " (addr=0x" + Long.toHexString(sge.addr()) + " len=" +
+                    sge.length() + " lkey=0x" + Integer.toHexString(sge.lkey()) + ") is not inside a registered " +
+                    "memory region with that lkey: roce4j copies inline data out of registered memory");
+            }
+        }
+    }
+
+    private void checkUd(final SendWorkRequest wr, final int index)
+    {
+        final AddressHandle ah = wr.ah();
+        if (null == ah)
+        {
+            throw bad(index, wr, "a " + type + " send needs an address handle: wr.ud(ah, remoteQpn, remoteQkey)");
+        }
+        if (ah.isDestroyed())
+        {
+            throw bad(index, wr, "the address handle was destroyed");
+        }
+        if (ah.pd() != pd)
+        {
+            throw bad(index, wr, "the address handle belongs to protection domain " + ah.pd().handle() +
+                ", the QP to " + pd.handle());
+        }
+        if (0 != (wr.remoteQpn() & ~0xFF_FFFF))
+        {
+            throw bad(index, wr, "remote_qpn 0x" + Integer.toHexString(wr.remoteQpn()) + " does not fit in 24 bits");
+        }
+    }
+
+    private static BadWorkRequestException bad(final int index, final SendWorkRequest wr, final String problem)
+    {
+        return new BadWorkRequestException(index, wr.wrId(), problem);
+    }
+
+    private void fill(final SendWqe wqe, final SendWorkRequest wr)
+    {
+        final WrOpcode opcode = wr.opcode();
+        final int flags = wr.sendFlags();
+        // SendFlags and SendWqe flags share the libibverbs values; map them one by one all the same.
+        int wqeFlags = 0;
+        wqeFlags |= 0 != (flags & SendFlags.FENCE) ? SendWqe.FLAG_FENCE : 0;
+        wqeFlags |= 0 != (flags & SendFlags.SIGNALED) ? SendWqe.FLAG_SIGNALED : 0;
+        wqeFlags |= 0 != (flags & SendFlags.SOLICITED) ? SendWqe.FLAG_SOLICITED : 0;
+        wqeFlags |= 0 != (flags & SendFlags.INLINE) ? SendWqe.FLAG_INLINE : 0;
+        wqe.wrId(wr.wrId()).opcode(opcode).flags(wqeFlags);
+        if (0 != (flags & SendFlags.INLINE))
+        {
+            final UnsafeBuffer target = wqe.inlineData();
+            int offset = 0;
+            for (int i = 0, n = wr.numSge(); i < n; i++)
+            {
+                final ScatterGatherElement sge = wr.sge(i);
+                final int length = sge.length();
+                if (length > 0)
+                {
+                    final MemoryRegion region = device.regionByLkey(sge.lkey());
+                    target.putBytes(offset, region.unsafeBuffer(), region.entry().indexOf(sge.addr()), length);
+                    offset += length;
+                }
+            }
+            wqe.inlineLength(offset);
+        }
+        else
+        {
+            for (int i = 0, n = wr.numSge(); i < n; i++)
+            {
+                final ScatterGatherElement sge = wr.sge(i);
+                wqe.sgl().add(sge.addr(), sge.length(), sge.lkey());
+            }
+        }
+        if (opcode.isWrite() || WrOpcode.RDMA_READ == opcode)
+        {
+            wqe.remote(wr.remoteAddr(), wr.rkey());
+        }
+        else if (opcode.isAtomic())
+        {
+            wqe.remote(wr.remoteAddr(), wr.rkey()).atomic(wr.compareAdd(), wr.swap());
+        }
+        if (opcode.hasImmediate())
+        {
+            wqe.immediate(wr.immData());
+        }
+        if (WrOpcode.SEND_WITH_INV == opcode)
+        {
+            wqe.invalidateRkey(wr.invalidateRkey());
+        }
+        if (type.isDatagram())
+        {
+            wqe.udAddress().copyFrom(wr.ah().vector());
+            wqe.ud(wr.remoteQpn(), wr.remoteQkey());
+        }
+    }
+
+    /**
+     * Post a chain of receive WRs (ibv_post_recv). All or nothing.
+     *
+     * @param first the first WR; {@link RecvWorkRequest#next()} links the rest.
+     * @throws BadWorkRequestException naming the problem and the index of the bad WR.
+     */
+    public void postRecv(final RecvWorkRequest first)
+    {
+        ProgressGroup.requireNonNull(first, "wr");
+        checkAlive();
+        device.checkOpen();
+        if (null != init.srq())
+        {
+            throw new BadWorkRequestException(0, first.wrId(), label + " takes its receive WRs from SRQ " +
+                init.srq().handle() + ": post them there (ibv_post_srq_recv)");
+        }
+        final QpState state = context.state();
+        if (QpState.RESET == state)
+        {
+            throw new BadWorkRequestException(0, first.wrId(), label + " is in RESET: post_recv needs INIT or a " +
+                "later state (C10-97.2.1)");
+        }
+        Posting.postRecv(context.receiveQueue(), maxRecvSge, first, label);
+        if (QpState.ERR == state)
+        {
+            // rxe: receives posted in ERR are flushed at once; the engine flushes when it next runs the QP.
+            engine.ringDoorbell(context);
+        }
+    }
+
+    /**
+     * @return e.g. {@code QP 0x11 RC RTS}.
+     */
+    public String toString()
+    {
+        return label + " " + type + " " + context.state() + (destroyed ? " (destroyed)" : "");
+    }
+}

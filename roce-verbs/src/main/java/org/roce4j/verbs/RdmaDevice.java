@@ -1,0 +1,594 @@
+package org.roce4j.verbs;
+
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.roce4j.transport.AsyncEvent;
+import org.roce4j.transport.Mtu;
+import org.roce4j.transport.engine.CompletionRing;
+import org.roce4j.transport.engine.RoceEngine;
+import org.roce4j.transport.link.Link;
+
+/**
+ * An open RDMA device (ibv_open_device / struct ibv_context): one roce4j engine over one {@link Link}, with one
+ * port. It creates protection domains and completion queues, answers ibv_query_device / ibv_query_port /
+ * ibv_query_gid, delivers asynchronous events and exposes every counter.
+ *
+ * <p>Threading ({@link DeviceOptions#threadingMode}):
+ * <ul>
+ *   <li>{@link ThreadingMode#INVOKER}: the application's thread runs the engine. Every poll and wait on the device's
+ *   completion queues, {@link #progress()} and {@link #getAsyncEvent(long)} run one duty cycle of every engine in
+ *   the device's {@link ProgressGroup}. Use the device from that one thread only.</li>
+ *   <li>{@link ThreadingMode#DEDICATED}: an Agrona agent thread per device runs the engine. Control calls (create,
+ *   modify, destroy, register) may come from any thread and are run on the engine thread; posting to a QP must come
+ *   from one thread at a time per QP, and polling a CQ from one thread at a time per CQ.</li>
+ * </ul>
+ */
+public final class RdmaDevice implements AutoCloseable
+{
+    /** The only port number of a roce4j device. */
+    public static final int PORT_NUM = 1;
+    /** How long {@link #open} waits for a dedicated agent thread to start. */
+    private static final long START_TIMEOUT_MS = 10_000;
+
+    private final String name;
+    private final Link link;
+    private final RoceEngine engine;
+    private final ThreadingMode mode;
+    private final ProgressGroup group;
+    private final AgentRunner runner;
+    private final NanoClock clock;
+    private final boolean allowHeapMemory;
+    private final DeviceCounters counters;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong agentErrors = new AtomicLong();
+    private final Object lock = new Object();
+    private final BackoffIdleStrategy eventBackoff = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
+    private volatile Throwable lastAgentError;
+    private volatile Int2ObjectHashMap<MemoryRegion> regionsByLkey = new Int2ObjectHashMap<>();
+
+    private RdmaDevice(final Link link, final DeviceOptions options)
+    {
+        checkOptions(options);
+        this.link = link;
+        this.mode = options.threadingMode();
+        this.name = null != options.name() ? options.name() : "roce4j_" + link.name();
+        this.allowHeapMemory = options.allowHeapMemory();
+        this.engine = new RoceEngine(link, options.engineConfig());
+        this.clock = engine.clock();
+        this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
+        if (ThreadingMode.INVOKER == mode)
+        {
+            this.group = null != options.progressGroup() ? options.progressGroup() : new ProgressGroup();
+            this.runner = null;
+            group.add(engine);
+        }
+        else
+        {
+            final IdleStrategy idle = null != options.idleStrategy() ? options.idleStrategy() :
+                new BusySpinIdleStrategy();
+            final CountDownLatch started = new CountDownLatch(1);
+            this.group = null;
+            this.runner = new AgentRunner(idle, this::onAgentError, null, new EngineAgent(started));
+            AgentRunner.startOnThread(runner);
+            awaitStart(started);
+        }
+    }
+
+    /**
+     * Open a device over a link (ibv_open_device). The device owns the link from now on and closes it.
+     *
+     * @param link    the medium.
+     * @param options threading mode, engine configuration and policies.
+     * @return the open device.
+     */
+    public static RdmaDevice open(final Link link, final DeviceOptions options)
+    {
+        ProgressGroup.requireNonNull(link, "link");
+        ProgressGroup.requireNonNull(options, "options");
+        return new RdmaDevice(link, options);
+    }
+
+    /**
+     * Open a device in INVOKER mode with default options.
+     *
+     * @param link the medium.
+     * @return the open device.
+     */
+    public static RdmaDevice open(final Link link)
+    {
+        return open(link, DeviceOptions.invoker());
+    }
+
+    private static void checkOptions(final DeviceOptions options)
+    {
+        if (ThreadingMode.INVOKER == options.threadingMode() && null != options.idleStrategy())
+        {
+            throw new IllegalArgumentException("an idle strategy applies to DEDICATED mode only; in INVOKER mode " +
+                "give the ProgressGroup one");
+        }
+        if (ThreadingMode.DEDICATED == options.threadingMode() && null != options.progressGroup())
+        {
+            throw new IllegalArgumentException("a progress group applies to INVOKER mode only; a DEDICATED device " +
+                "has its own agent thread");
+        }
+    }
+
+    private void awaitStart(final CountDownLatch started)
+    {
+        try
+        {
+            if (!started.await(START_TIMEOUT_MS, TimeUnit.MILLISECONDS))
+            {
+                runner.close();
+                throw new IllegalStateException("the engine agent thread of " + name + " did not start within " +
+                    START_TIMEOUT_MS + " ms");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            runner.close();
+            throw new IllegalStateException("interrupted while starting the engine agent thread of " + name, ex);
+        }
+    }
+
+    private void onAgentError(final Throwable error)
+    {
+        agentErrors.incrementAndGet();
+        lastAgentError = error;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Queries
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * @return the device name.
+     */
+    public String name()
+    {
+        return name;
+    }
+
+    /**
+     * @return who runs the engine.
+     */
+    public ThreadingMode threadingMode()
+    {
+        return mode;
+    }
+
+    /**
+     * @return the device's limits and capabilities (ibv_query_device).
+     */
+    public DeviceAttributes queryDevice()
+    {
+        checkOpen();
+        return new DeviceAttributes(
+            DeviceAttributes.FW_VER,
+            link.address().linkLocalLow(),
+            DeviceAttributes.VENDOR_ID,
+            DeviceAttributes.MAX_MR_SIZE,
+            DeviceAttributes.MAX_QP,
+            DeviceAttributes.MAX_QP_WR,
+            DeviceAttributes.MAX_SGE,
+            DeviceAttributes.MAX_SGE_RD,
+            DeviceAttributes.MAX_CQ,
+            DeviceAttributes.MAX_CQE,
+            DeviceAttributes.MAX_MR,
+            DeviceAttributes.MAX_PD,
+            DeviceAttributes.MAX_QP_RD_ATOM,
+            DeviceAttributes.MAX_QP_INIT_RD_ATOM,
+            DeviceAttributes.MAX_RES_RD_ATOM,
+            AtomicCapability.HCA,
+            DeviceAttributes.MAX_AH,
+            DeviceAttributes.MAX_SRQ,
+            DeviceAttributes.MAX_SRQ_WR,
+            DeviceAttributes.MAX_SRQ_SGE,
+            DeviceAttributes.MAX_PKEYS,
+            DeviceAttributes.LOCAL_CA_ACK_DELAY,
+            1,
+            DeviceAttributes.MAX_INLINE_DATA,
+            DeviceAttributes.MAX_MSG_SIZE);
+    }
+
+    /**
+     * @param portNum must be 1.
+     * @return the port's attributes (ibv_query_port).
+     */
+    public PortAttributes queryPort(final int portNum)
+    {
+        checkOpen();
+        checkPort(portNum);
+        return new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, engine.activeMtu(), engine.gidTableLength(),
+            PortAttributes.CAP_CM_SUP, DeviceAttributes.MAX_MSG_SIZE, DeviceAttributes.MAX_PKEYS,
+            PortAttributes.LINK_LAYER_ETHERNET, 0, 0);
+    }
+
+    /**
+     * @return the attributes of port 1.
+     */
+    public PortAttributes queryPort()
+    {
+        return queryPort(PORT_NUM);
+    }
+
+    /**
+     * @param index GID table index: 0 is the IPv6 link-local GID made from the MAC, 1 the IPv4-mapped GID.
+     * @return the GID (ibv_query_gid on port 1).
+     */
+    public Gid queryGid(final int index)
+    {
+        checkOpen();
+        checkGidIndex(index, "GID index");
+        return new Gid(engine.gidHigh(index), engine.gidLow(index));
+    }
+
+    /**
+     * @return the port's active MTU.
+     */
+    public Mtu activeMtu()
+    {
+        return engine.activeMtu();
+    }
+
+    /**
+     * @return the link the device runs over.
+     */
+    public Link link()
+    {
+        return link;
+    }
+
+    /**
+     * @return the engine (for diagnostics and tests; control calls on it must run on the engine thread).
+     */
+    public RoceEngine engine()
+    {
+        return engine;
+    }
+
+    /**
+     * @return the clock the engine's timers and this device's waits use.
+     */
+    public NanoClock clock()
+    {
+        return clock;
+    }
+
+    /**
+     * @return the progress group (INVOKER mode), or null.
+     */
+    public ProgressGroup progressGroup()
+    {
+        return group;
+    }
+
+    /**
+     * @return the agent thread (DEDICATED mode), or null.
+     */
+    public Thread agentThread()
+    {
+        return null != runner ? runner.thread() : null;
+    }
+
+    /**
+     * @return exceptions the agent thread's duty cycle raised (DEDICATED mode; 0 when healthy).
+     */
+    public long agentErrors()
+    {
+        return agentErrors.get();
+    }
+
+    /**
+     * @return the last exception the agent thread's duty cycle raised, or null.
+     */
+    public Throwable lastAgentError()
+    {
+        return lastAgentError;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Resources
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Allocate a protection domain (ibv_alloc_pd).
+     *
+     * @return the new PD.
+     */
+    public ProtectionDomain allocPd()
+    {
+        final int handle = control(engine::nextHandle);
+        return new ProtectionDomain(this, handle);
+    }
+
+    /**
+     * Create a completion queue (ibv_create_cq).
+     *
+     * @param cqe entries it must hold, 1 .. {@link DeviceAttributes#MAX_CQE}.
+     * @return the new CQ.
+     */
+    public CompletionQueue createCq(final int cqe)
+    {
+        if (cqe < 1 || cqe > DeviceAttributes.MAX_CQE)
+        {
+            throw new IllegalArgumentException("cqe must be 1.." + DeviceAttributes.MAX_CQE + ", got " + cqe);
+        }
+        final int handle = control(engine::nextHandle);
+        return new CompletionQueue(this, new CompletionRing(handle, cqe));
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Progress and events
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * INVOKER mode: run one duty cycle of every engine in this device's progress group. DEDICATED mode: nothing
+     * (the agent thread runs the engine).
+     *
+     * @return work done.
+     */
+    public int progress()
+    {
+        checkOpen();
+        return null != group ? group.progress() : 0;
+    }
+
+    /**
+     * @return the next asynchronous event (QP errors, COMM_EST, SQ_DRAINED, SRQ limit, CQ error, port events), or
+     *     null when none is waiting. One thread at a time may take events. Does not run the engine.
+     */
+    public AsyncEvent pollAsyncEvent()
+    {
+        return engine.pollEvent();
+    }
+
+    /**
+     * Wait for the next asynchronous event (ibv_get_async_event with a timeout). In INVOKER mode this drives the
+     * progress group while it waits.
+     *
+     * @param timeoutNs longest wait, in the engine clock's nanoseconds; Long.MAX_VALUE waits forever.
+     * @return the event, or null on timeout.
+     */
+    public AsyncEvent getAsyncEvent(final long timeoutNs)
+    {
+        checkOpen();
+        requireTimeout(timeoutNs);
+        final boolean forever = Long.MAX_VALUE == timeoutNs;
+        final long deadline = forever ? Long.MAX_VALUE : clock.nanoTime() + timeoutNs;
+        eventBackoff.reset();
+        while (true)
+        {
+            AsyncEvent event = engine.pollEvent();
+            if (null != event)
+            {
+                return event;
+            }
+            int work = 0;
+            if (null != group)
+            {
+                work = group.progress();
+                event = engine.pollEvent();
+                if (null != event)
+                {
+                    return event;
+                }
+            }
+            if (!forever && clock.nanoTime() - deadline >= 0)
+            {
+                return null;
+            }
+            if (null != group)
+            {
+                if (0 == work)
+                {
+                    group.idle(deadline);
+                }
+                else
+                {
+                    group.resetIdle();
+                }
+            }
+            else
+            {
+                eventBackoff.idle();
+            }
+        }
+    }
+
+    /**
+     * @return every counter of the device (live).
+     */
+    public DeviceCounters counters()
+    {
+        return counters;
+    }
+
+    /**
+     * @return one line per non-zero counter (see {@link DeviceCounters#describe()}).
+     */
+    public String describeCounters()
+    {
+        return counters.describe();
+    }
+
+    /**
+     * Close the device (ibv_close_device): stop the agent thread (DEDICATED), leave the progress group (INVOKER)
+     * and close the link. Idempotent. Resources of the device become unusable.
+     */
+    public void close()
+    {
+        if (!closed.compareAndSet(false, true))
+        {
+            return;
+        }
+        if (null != runner)
+        {
+            runner.close();
+        }
+        else
+        {
+            group.remove(engine);
+            engine.onClose();
+        }
+    }
+
+    /**
+     * @return true once {@link #close()} was called.
+     */
+    public boolean isClosed()
+    {
+        return closed.get();
+    }
+
+    /**
+     * @return e.g. {@code roce4j_test:... (INVOKER, active MTU 1024)}.
+     */
+    public String toString()
+    {
+        return name + " (" + mode + ", active MTU " + engine.activeMtu().bytes() + ")";
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Package services
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Run a control operation on the engine thread (directly in INVOKER mode), serialised with other control calls.
+     */
+    <T> T control(final Callable<T> command)
+    {
+        checkOpen();
+        synchronized (lock)
+        {
+            return engine.invoke(command);
+        }
+    }
+
+    void checkOpen()
+    {
+        if (closed.get())
+        {
+            throw new IllegalStateException("device " + name + " is closed");
+        }
+    }
+
+    boolean allowsHeapMemory()
+    {
+        return allowHeapMemory;
+    }
+
+    static void checkPort(final int portNum)
+    {
+        if (PORT_NUM != portNum)
+        {
+            throw new IllegalArgumentException("port_num must be 1 (a roce4j device has one port), got " + portNum);
+        }
+    }
+
+    void checkGidIndex(final int index, final String what)
+    {
+        final int length = engine.gidTableLength();
+        if (index < 0 || index >= length)
+        {
+            throw new IllegalArgumentException(what + " " + index + " is not in the GID table (" + length +
+                " entries: 0 link-local " + queryGidUnchecked(0) + ", 1 IPv4-mapped " + queryGidUnchecked(1) + ")");
+        }
+    }
+
+    private Gid queryGidUnchecked(final int index)
+    {
+        return new Gid(engine.gidHigh(index), engine.gidLow(index));
+    }
+
+    static void requireTimeout(final long timeoutNs)
+    {
+        if (timeoutNs < 0)
+        {
+            throw new IllegalArgumentException("timeout must be >= 0 ns (Long.MAX_VALUE waits forever), got " +
+                timeoutNs);
+        }
+    }
+
+    MemoryRegion regionByLkey(final int lkey)
+    {
+        return regionsByLkey.get(lkey);
+    }
+
+    void indexRegion(final MemoryRegion region, final boolean add)
+    {
+        synchronized (lock)
+        {
+            final Int2ObjectHashMap<MemoryRegion> copy = new Int2ObjectHashMap<>();
+            copy.putAll(regionsByLkey);
+            if (add)
+            {
+                copy.put(region.lkey(), region);
+            }
+            else
+            {
+                copy.remove(region.lkey());
+            }
+            regionsByLkey = copy;
+        }
+    }
+
+    /**
+     * The agent run by the dedicated thread: the engine, plus a start signal so {@link #open} returns only once
+     * control calls will be handed to that thread.
+     */
+    private final class EngineAgent implements Agent
+    {
+        private final CountDownLatch started;
+
+        EngineAgent(final CountDownLatch started)
+        {
+            this.started = started;
+        }
+
+        /**
+         * Record the agent thread as the engine's, then let {@link #open} return.
+         */
+        public void onStart()
+        {
+            engine.onStart();
+            started.countDown();
+        }
+
+        /**
+         * @return work done by one engine duty cycle.
+         */
+        public int doWork()
+        {
+            return engine.doWork();
+        }
+
+        /**
+         * Close the engine and its link.
+         */
+        public void onClose()
+        {
+            engine.onClose();
+        }
+
+        /**
+         * @return the agent thread's name.
+         */
+        public String roleName()
+        {
+            return "roce-engine-" + name;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package org.roce4j.verbs;
+
+/**
+ * Send work request flags (enum ibv_send_flags), same values as libibverbs, combined with bitwise or.
+ */
+public final class SendFlags
+{
+    /** IBV_SEND_FENCE: start only after every earlier RDMA READ and atomic of this QP completed (IBA 10.8.3.3). */
+    public static final int FENCE = 1;
+    /** IBV_SEND_SIGNALED: generate a completion on success (errors always complete). */
+    public static final int SIGNALED = 1 << 1;
+    /** IBV_SEND_SOLICITED: set the Solicited Event bit on the last packet (SEND and RDMA WRITE with immediate). */
+    public static final int SOLICITED = 1 << 2;
+    /** IBV_SEND_INLINE: copy the payload into the WR at post time; the buffer may be reused at once. */
+    public static final int INLINE = 1 << 3;
+    /** Every flag above. */
+    public static final int ALL = FENCE | SIGNALED | SOLICITED | INLINE;
+
+    private SendFlags()
+    {
+    }
+
+    /**
+     * @param flags a combination.
+     * @return e.g. "SIGNALED|INLINE" or "none".
+     */
+    public static String toString(final int flags)
+    {
+        final StringBuilder sb = new StringBuilder();
+        append(sb, flags, FENCE, "FENCE");
+        append(sb, flags, SIGNALED, "SIGNALED");
+        append(sb, flags, SOLICITED, "SOLICITED");
+        append(sb, flags, INLINE, "INLINE");
+        if (0 != (flags & ~ALL))
+        {
+            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
+        }
+        return 0 == sb.length() ? "none" : sb.toString();
+    }
+
+    private static void append(final StringBuilder sb, final int flags, final int flag, final String name)
+    {
+        if (0 != (flags & flag))
+        {
+            sb.append(sb.length() > 0 ? "|" : "").append(name);
+        }
+    }
+}

@@ -1,0 +1,381 @@
+package org.roce4j.verbs;
+
+import org.roce4j.transport.WrOpcode;
+
+/**
+ * A send work request (struct ibv_send_wr): mutable and reusable, so a hot loop fills the same object again and
+ * again ({@link #reset()} clears it). Chains are built with {@link #next(SendWorkRequest)}.
+ *
+ * <pre>{@code
+ * wr.reset().wrId(7).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
+ *     .addSge(localMr, 0, 4096).rdma(remoteAddr, remoteRkey);
+ * qp.postSend(wr);
+ * }</pre>
+ *
+ * <p>Field meanings follow libibverbs: {@code rdma.remote_addr/rkey} and {@code atomic.remote_addr/rkey} share one
+ * pair here (they are a union in C too); {@code imm_data} is the int whose big-endian bytes go on the wire, and a
+ * receive completion reports it the same way.
+ */
+public final class SendWorkRequest
+{
+    private long wrId;
+    private WrOpcode opcode = WrOpcode.SEND;
+    private int sendFlags;
+    private int immData;
+    private final ScatterGatherElement[] sgList;
+    private int numSge;
+    private long remoteAddr;
+    private int rkey;
+    private long compareAdd;
+    private long swap;
+    private AddressHandle ah;
+    private int remoteQpn;
+    private int remoteQkey;
+    private int invalidateRkey;
+    private SendWorkRequest next;
+
+    /**
+     * A WR with room for {@link DeviceAttributes#MAX_SGE} SGEs.
+     */
+    public SendWorkRequest()
+    {
+        this(DeviceAttributes.MAX_SGE);
+    }
+
+    /**
+     * @param sgeCapacity most SGEs this object will carry.
+     */
+    public SendWorkRequest(final int sgeCapacity)
+    {
+        if (sgeCapacity < 0)
+        {
+            throw new IllegalArgumentException("sgeCapacity must be >= 0, got " + sgeCapacity);
+        }
+        sgList = new ScatterGatherElement[sgeCapacity];
+        for (int i = 0; i < sgeCapacity; i++)
+        {
+            sgList[i] = new ScatterGatherElement();
+        }
+    }
+
+    /**
+     * Clear every field (opcode back to SEND, no SGEs, no flags, no next).
+     *
+     * @return this.
+     */
+    public SendWorkRequest reset()
+    {
+        wrId = 0;
+        opcode = WrOpcode.SEND;
+        sendFlags = 0;
+        immData = 0;
+        numSge = 0;
+        remoteAddr = 0;
+        rkey = 0;
+        compareAdd = 0;
+        swap = 0;
+        ah = null;
+        remoteQpn = 0;
+        remoteQkey = 0;
+        invalidateRkey = 0;
+        next = null;
+        return this;
+    }
+
+    /**
+     * @param wrId returned in the completion.
+     * @return this.
+     */
+    public SendWorkRequest wrId(final long wrId)
+    {
+        this.wrId = wrId;
+        return this;
+    }
+
+    /**
+     * @return wr_id.
+     */
+    public long wrId()
+    {
+        return wrId;
+    }
+
+    /**
+     * @param opcode what to do.
+     * @return this.
+     */
+    public SendWorkRequest opcode(final WrOpcode opcode)
+    {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /**
+     * @return opcode.
+     */
+    public WrOpcode opcode()
+    {
+        return opcode;
+    }
+
+    /**
+     * @param flags {@link SendFlags} bits.
+     * @return this.
+     */
+    public SendWorkRequest sendFlags(final int flags)
+    {
+        this.sendFlags = flags;
+        return this;
+    }
+
+    /**
+     * @return send_flags.
+     */
+    public int sendFlags()
+    {
+        return sendFlags;
+    }
+
+    /**
+     * @param immData immediate data for SEND_WITH_IMM and RDMA_WRITE_WITH_IMM (wire bytes as a big-endian int).
+     * @return this.
+     */
+    public SendWorkRequest immData(final int immData)
+    {
+        this.immData = immData;
+        return this;
+    }
+
+    /**
+     * @return imm_data.
+     */
+    public int immData()
+    {
+        return immData;
+    }
+
+    /**
+     * Append an SGE.
+     *
+     * @param addr   I/O virtual address.
+     * @param length bytes.
+     * @param lkey   local key.
+     * @return this.
+     * @throws IllegalStateException when the object's SGE capacity is used up.
+     */
+    public SendWorkRequest addSge(final long addr, final int length, final int lkey)
+    {
+        if (numSge == sgList.length)
+        {
+            throw new IllegalStateException("this SendWorkRequest holds at most " + sgList.length + " SGEs");
+        }
+        sgList[numSge++].set(addr, length, lkey);
+        return this;
+    }
+
+    /**
+     * Append an SGE over registered memory.
+     *
+     * @param region the region.
+     * @param offset byte offset into it.
+     * @param length bytes.
+     * @return this.
+     */
+    public SendWorkRequest addSge(final MemoryRegion region, final long offset, final int length)
+    {
+        return addSge(region.address(offset), length, region.lkey());
+    }
+
+    /**
+     * @param count number of SGEs in use (after filling {@link #sge(int)} directly).
+     * @return this.
+     */
+    public SendWorkRequest numSge(final int count)
+    {
+        if (count < 0 || count > sgList.length)
+        {
+            throw new IllegalArgumentException("num_sge must be 0.." + sgList.length + ", got " + count);
+        }
+        this.numSge = count;
+        return this;
+    }
+
+    /**
+     * @return num_sge.
+     */
+    public int numSge()
+    {
+        return numSge;
+    }
+
+    /**
+     * @param index 0 .. capacity - 1.
+     * @return that SGE, to read or fill.
+     */
+    public ScatterGatherElement sge(final int index)
+    {
+        return sgList[index];
+    }
+
+    /**
+     * @return sum of the SGE lengths in use.
+     */
+    public long totalLength()
+    {
+        long total = 0;
+        for (int i = 0; i < numSge; i++)
+        {
+            total += sgList[i].length();
+        }
+        return total;
+    }
+
+    /**
+     * Target of an RDMA WRITE / READ (wr.rdma).
+     *
+     * @param remoteAddr remote I/O virtual address.
+     * @param rkey       remote key.
+     * @return this.
+     */
+    public SendWorkRequest rdma(final long remoteAddr, final int rkey)
+    {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        return this;
+    }
+
+    /**
+     * Target and operands of an atomic (wr.atomic).
+     *
+     * @param remoteAddr remote I/O virtual address of the 8-byte target (8-byte aligned).
+     * @param rkey       remote key.
+     * @param compareAdd compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD).
+     * @param swap       swap value (CMP_AND_SWP).
+     * @return this.
+     */
+    public SendWorkRequest atomic(final long remoteAddr, final int rkey, final long compareAdd, final long swap)
+    {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
+        return this;
+    }
+
+    /**
+     * @return remote address of an RDMA or atomic WR.
+     */
+    public long remoteAddr()
+    {
+        return remoteAddr;
+    }
+
+    /**
+     * @return remote key of an RDMA or atomic WR.
+     */
+    public int rkey()
+    {
+        return rkey;
+    }
+
+    /**
+     * @return compare_add.
+     */
+    public long compareAdd()
+    {
+        return compareAdd;
+    }
+
+    /**
+     * @return swap.
+     */
+    public long swap()
+    {
+        return swap;
+    }
+
+    /**
+     * Destination of a UD send (wr.ud).
+     *
+     * @param ah         address handle.
+     * @param remoteQpn  destination QP number (24 bits).
+     * @param remoteQkey Q_Key; with its high bit set the QP's own Q_Key is sent instead (IBA 10.2.5).
+     * @return this.
+     */
+    public SendWorkRequest ud(final AddressHandle ah, final int remoteQpn, final int remoteQkey)
+    {
+        this.ah = ah;
+        this.remoteQpn = remoteQpn;
+        this.remoteQkey = remoteQkey;
+        return this;
+    }
+
+    /**
+     * @return ud.ah.
+     */
+    public AddressHandle ah()
+    {
+        return ah;
+    }
+
+    /**
+     * @return ud.remote_qpn.
+     */
+    public int remoteQpn()
+    {
+        return remoteQpn;
+    }
+
+    /**
+     * @return ud.remote_qkey.
+     */
+    public int remoteQkey()
+    {
+        return remoteQkey;
+    }
+
+    /**
+     * @param rkey remote key the responder invalidates (SEND_WITH_INV).
+     * @return this.
+     */
+    public SendWorkRequest invalidateRkey(final int rkey)
+    {
+        this.invalidateRkey = rkey;
+        return this;
+    }
+
+    /**
+     * @return invalidate_rkey.
+     */
+    public int invalidateRkey()
+    {
+        return invalidateRkey;
+    }
+
+    /**
+     * @param next the WR to post after this one, or null to end the chain.
+     * @return this.
+     */
+    public SendWorkRequest next(final SendWorkRequest next)
+    {
+        this.next = next;
+        return this;
+    }
+
+    /**
+     * @return next WR of the chain, or null.
+     */
+    public SendWorkRequest next()
+    {
+        return next;
+    }
+
+    /**
+     * @return e.g. {@code send_wr{wr_id=1 RDMA_WRITE flags=SIGNALED sge=1 len=4096}}.
+     */
+    public String toString()
+    {
+        return "send_wr{wr_id=" + wrId + " " + opcode + " flags=" + SendFlags.toString(sendFlags) + " sge=" + numSge +
+            " len=" + totalLength() + "}";
+    }
+}
