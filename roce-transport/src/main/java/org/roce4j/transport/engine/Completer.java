@@ -168,8 +168,19 @@ final class Completer
                 }
 
                 case WRITE_SEND:
-                    state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn && !wqe.opcode.isReadOrAtomic() ?
-                        State.COMP_ACK : State.UPDATE_COMP;
+                    if (wqe.opcode.isReadOrAtomic())
+                    {
+                        // A plain ACK carries no READ data or atomic result: it can neither complete a READ or
+                        // atomic nor move the expected PSN past one (the requester would then resend it under a
+                        // different PSN and the responder would answer with another request's result).
+                        counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
+                        state = State.DONE;
+                    }
+                    else
+                    {
+                        state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn ?
+                            State.COMP_ACK : State.UPDATE_COMP;
+                    }
                     break;
 
                 case COMP_ACK:

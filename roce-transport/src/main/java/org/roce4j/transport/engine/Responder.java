@@ -876,9 +876,10 @@ final class Responder
         final Operation operation = opcode.operation();
         if (Operation.SEND == operation || Operation.RDMA_WRITE == operation)
         {
-            // C9-105: ACK again, acknowledging everything executed so far, and drop the data.
-            sendPendingAck(qp);
-            sendAckNow(qp, AethHeader.SYNDROME_ACK_UNLIMITED, Psn.add(resp.psn, -1));
+            // C9-105: acknowledge the duplicate again (even without AckReq) and drop its data. The ACK carries the
+            // duplicate's own PSN: acknowledging up to the newest executed PSN, as rxe does with ack_psn - 1,
+            // could step over a READ or atomic whose response the requester never got.
+            queueAck(qp, psn);
             return State.CLEANUP;
         }
         final ResponderResource res = findResource(resp, psn);
@@ -961,6 +962,11 @@ final class Responder
         if (resp.ackPending)
         {
             counters.increment(TransportCounter.ACKS_COALESCED);
+            if (Psn.compare(psn, resp.ackPsn) < 0)
+            {
+                // The pending ACK already acknowledges this PSN.
+                return;
+            }
         }
         resp.ackPending = true;
         resp.ackPsn = psn;

@@ -1,0 +1,548 @@
+package org.roce4j.transport.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.SplittableRandom;
+
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.Mtu;
+import org.roce4j.transport.QpAttrMask;
+import org.roce4j.transport.QpAttributes;
+import org.roce4j.transport.QpCapabilities;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.WcOpcode;
+import org.roce4j.transport.WcStatus;
+import org.roce4j.transport.WorkCompletion;
+import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.memory.FaultInjector;
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.transport.link.memory.MemoryLink;
+
+/**
+ * Drives many RC QP pairs between two engines over the in-memory fabric with a random mix of every operation and
+ * checks exactly-once, byte-identical delivery: every SEND lands in the next receive of its QP with the right
+ * bytes, every WRITE's bytes are in place when it completes, every READ returns the source bytes, atomics on a
+ * per-QP counter are linearizable (each returns exactly the value before it), and every work request completes
+ * exactly once with SUCCESS. Time is a CachedNanoClock that jumps to the next deadline when nothing moves.
+ */
+final class ReliabilityHarness
+{
+    /** Largest SEND (it must fit a receive buffer). */
+    static final int MAX_SEND = 64 * 1024;
+    /** Largest WRITE or READ. */
+    static final int MAX_RDMA = 1024 * 1024;
+    private static final int IN_FLIGHT = 8;
+    private static final int RECEIVES = 16;
+    private static final int PATTERN = 2 * MAX_RDMA;
+
+    final CachedNanoClock clock = new CachedNanoClock();
+    final MemoryFabric fabric;
+    final MemoryLink linkA;
+    final MemoryLink linkB;
+    final RoceEngine a;
+    final RoceEngine b;
+    private final Pair[] pairs;
+    private final SplittableRandom random;
+    private final UnsafeBuffer pattern;
+    private final WorkCompletion[] wcs = new WorkCompletion[64];
+    private long posted;
+    private long completed;
+    private long receivesWithheldUntilNs;
+    private long withholdPeriodNs;
+    private long bytesMoved;
+
+    /** What one QP pair has outstanding and expects. */
+    private static final class Pair
+    {
+        QpContext qpA;
+        QpContext qpB;
+        CompletionRing sendCq;
+        CompletionRing recvCq;
+        MemoryRegionEntry source;
+        MemoryRegionEntry landing;
+        MemoryRegionEntry remote;
+        MemoryRegionEntry receive;
+        final ArrayDeque<long[]> outstanding = new ArrayDeque<>();
+        final ArrayDeque<long[]> expectedReceives = new ArrayDeque<>();
+        final boolean[] slotBusy = new boolean[IN_FLIGHT];
+        long counter;
+        int receivesPosted;
+        long nextReceiveId;
+    }
+
+    ReliabilityHarness(final int qpPairs, final long seed, final Mtu mtu, final int window)
+    {
+        clock.update(1_000_000_000L);
+        random = new SplittableRandom(seed);
+        fabric = MemoryFabric.builder().clock(clock).ringCapacityBytes(16 * 1024 * 1024).build();
+        linkA = fabric.attach(EnginePair.ADDRESS_A, 9000);
+        linkB = fabric.attach(EnginePair.ADDRESS_B, 9000);
+        a = new RoceEngine(linkA, new EngineConfig().clock(clock).sendWindow(window));
+        b = new RoceEngine(linkB, new EngineConfig().clock(clock).sendWindow(window));
+        pattern = new UnsafeBuffer(ByteBuffer.allocateDirect(PATTERN));
+        for (int i = 0; i < PATTERN; i += 8)
+        {
+            pattern.putLong(i, random.nextLong());
+        }
+        for (int i = 0; i < wcs.length; i++)
+        {
+            wcs[i] = new WorkCompletion();
+        }
+        pairs = new Pair[qpPairs];
+        for (int p = 0; p < qpPairs; p++)
+        {
+            pairs[p] = connect(mtu);
+        }
+    }
+
+    FaultInjector faultsA()
+    {
+        return linkA.faults();
+    }
+
+    FaultInjector faultsB()
+    {
+        return linkB.faults();
+    }
+
+    /**
+     * Post no receives for {@code periodNs} out of every 2 * periodNs: an RNR storm.
+     *
+     * @param periodNs length of each dry spell.
+     */
+    void withholdReceives(final long periodNs)
+    {
+        withholdPeriodNs = periodNs;
+        receivesWithheldUntilNs = clock.nanoTime() + periodNs;
+    }
+
+    private Pair connect(final Mtu mtu)
+    {
+        final Pair pair = new Pair();
+        final QpCapabilities caps = new QpCapabilities();
+        caps.maxSendWr = IN_FLIGHT;
+        caps.maxRecvWr = RECEIVES;
+        caps.maxSendSge = 2;
+        caps.maxRecvSge = 1;
+        pair.sendCq = new CompletionRing(1, 256);
+        pair.recvCq = new CompletionRing(2, 256);
+        final CompletionRing unusedA = new CompletionRing(3, 16);
+        final CompletionRing unusedB = new CompletionRing(4, 16);
+        pair.qpA = a.createQp(QpType.RC, 1, caps, pair.sendCq, unusedA, null, false);
+        pair.qpB = b.createQp(QpType.RC, 1, caps, unusedB, pair.recvCq, null, false);
+        final int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
+            AccessFlags.REMOTE_ATOMIC;
+        pair.source = EnginePair.register(a, IN_FLIGHT * MAX_RDMA, all);
+        pair.landing = EnginePair.register(a, IN_FLIGHT * MAX_RDMA, all);
+        pair.remote = EnginePair.register(b, IN_FLIGHT * MAX_RDMA + PATTERN + 8, all);
+        pair.receive = EnginePair.register(b, RECEIVES * MAX_SEND, all);
+        pair.remote.memory().putBytes(IN_FLIGHT * MAX_RDMA, pattern, 0, PATTERN);
+        final int psnA = random.nextInt(0x100_0000);
+        final int psnB = random.nextInt(0x100_0000);
+        bringUp(a, pair.qpA, pair.qpB.qpn(), b, psnA, psnB, mtu);
+        bringUp(b, pair.qpB, pair.qpA.qpn(), a, psnB, psnA, mtu);
+        return pair;
+    }
+
+    private static void bringUp(
+        final RoceEngine local, final QpContext qp, final int remoteQpn, final RoceEngine remote, final int sqPsn,
+        final int rqPsn, final Mtu mtu)
+    {
+        final QpAttributes attr = new QpAttributes();
+        attr.qpState = QpState.INIT;
+        attr.qpAccessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS);
+        attr.qpState = QpState.RTR;
+        attr.pathMtu = mtu;
+        attr.destQpNum = remoteQpn;
+        attr.rqPsn = rqPsn;
+        attr.maxDestRdAtomic = 4;
+        attr.minRnrTimer = 1;
+        attr.ahAttr.dgid(remote.gidHigh(1), remote.gidLow(1)).sgidIndex(1);
+        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
+            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+        attr.qpState = QpState.RTS;
+        attr.sqPsn = sqPsn;
+        attr.timeout = 10;
+        attr.retryCnt = 7;
+        attr.rnrRetry = 7;
+        attr.maxRdAtomic = 4;
+        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
+            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    }
+
+    /**
+     * Run until {@code operations} work requests completed.
+     *
+     * @param operations total across all QPs.
+     * @param maxCycles  safety bound.
+     */
+    void run(final long operations, final long maxCycles)
+    {
+        for (long cycle = 0; cycle < maxCycles; cycle++)
+        {
+            if (completed >= operations)
+            {
+                return;
+            }
+            int work = 0;
+            for (final Pair pair : pairs)
+            {
+                work += postReceives(pair);
+                if (posted < operations)
+                {
+                    work += postOperations(pair, operations);
+                }
+            }
+            work += a.doWork();
+            work += b.doWork();
+            for (final Pair pair : pairs)
+            {
+                work += pollSends(pair);
+                work += pollReceives(pair);
+            }
+            if (0 == work)
+            {
+                advanceClock();
+            }
+        }
+        throw new AssertionError("only " + completed + " of " + operations + " operations completed; A: " +
+            a.counters() + " / B: " + b.counters());
+    }
+
+    private void advanceClock()
+    {
+        long next = Math.min(a.earliestDeadlineNs(), b.earliestDeadlineNs());
+        if (withholdPeriodNs > 0)
+        {
+            next = Math.min(next, receivesWithheldUntilNs);
+        }
+        final long now = clock.nanoTime();
+        if (linkA.heldFrames() + linkB.heldFrames() + linkA.reorderedFrames() + linkB.reorderedFrames() > 0)
+        {
+            // Delayed or reordered frames become due with time: step in small increments.
+            next = Math.min(next, now + 10_000);
+        }
+        if (Long.MAX_VALUE == next)
+        {
+            throw new AssertionError("nothing to do and no timer armed with " + (posted - completed) +
+                " operations outstanding; A: " + a.counters() + " / B: " + b.counters());
+        }
+        clock.update(Math.max(now + 1, next));
+    }
+
+    private int postReceives(final Pair pair)
+    {
+        final long now = clock.nanoTime();
+        if (withholdPeriodNs > 0)
+        {
+            if (now - receivesWithheldUntilNs < 0)
+            {
+                return 0;
+            }
+            if (now - receivesWithheldUntilNs > withholdPeriodNs)
+            {
+                receivesWithheldUntilNs = now + withholdPeriodNs;
+                return 0;
+            }
+        }
+        int n = 0;
+        while (pair.receivesPosted < RECEIVES)
+        {
+            final long id = pair.nextReceiveId++;
+            final RecvWqe wqe = pair.qpB.receiveQueue().claim(id);
+            final int slot = (int)(id % RECEIVES);
+            wqe.sgl().add(pair.receive.iova() + (long)slot * MAX_SEND, MAX_SEND, pair.receive.lkey());
+            pair.qpB.receiveQueue().publish();
+            pair.receivesPosted++;
+            n++;
+        }
+        return n;
+    }
+
+    private int postOperations(final Pair pair, final long operations)
+    {
+        int n = 0;
+        while (posted < operations && pair.outstanding.size() < IN_FLIGHT)
+        {
+            int slot = -1;
+            for (int s = 0; s < IN_FLIGHT; s++)
+            {
+                if (!pair.slotBusy[s])
+                {
+                    slot = s;
+                    break;
+                }
+            }
+            postOne(pair, slot, posted++);
+            n++;
+        }
+        return n;
+    }
+
+    private int size(final int max)
+    {
+        final int bucket = random.nextInt(100);
+        if (bucket < 5)
+        {
+            return 0;
+        }
+        if (bucket < 70)
+        {
+            return 1 + random.nextInt(Math.min(max, 256));
+        }
+        if (bucket < 90)
+        {
+            return 1 + random.nextInt(Math.min(max, 8192));
+        }
+        if (bucket < 99)
+        {
+            return 1 + random.nextInt(Math.min(max, 65536));
+        }
+        return 1 + random.nextInt(max);
+    }
+
+    private void postOne(final Pair pair, final int slot, final long id)
+    {
+        pair.slotBusy[slot] = true;
+        final int choice = random.nextInt(100);
+        final WrOpcode op;
+        if (choice < 25)
+        {
+            op = WrOpcode.SEND;
+        }
+        else if (choice < 35)
+        {
+            op = WrOpcode.SEND_WITH_IMM;
+        }
+        else if (choice < 55)
+        {
+            op = WrOpcode.RDMA_WRITE;
+        }
+        else if (choice < 65)
+        {
+            op = WrOpcode.RDMA_WRITE_WITH_IMM;
+        }
+        else if (choice < 85)
+        {
+            op = WrOpcode.RDMA_READ;
+        }
+        else if (choice < 93)
+        {
+            op = WrOpcode.ATOMIC_FETCH_AND_ADD;
+        }
+        else
+        {
+            op = WrOpcode.ATOMIC_CMP_AND_SWP;
+        }
+        final int length = op.isAtomic() ? 8 : size(op.isSend() ? MAX_SEND : MAX_RDMA);
+        final long slotOffset = (long)slot * MAX_RDMA;
+        final int patternOffset = random.nextInt(PATTERN - Math.max(length, 8));
+        final long immediate = id & 0x7FFF_FFFFL;
+        long expectedOriginal = 0;
+        long operand = 0;
+        final SendWqe wqe = pair.qpA.sendQueue().claim();
+        wqe.wrId(id).opcode(op).flags(SendWqe.FLAG_SIGNALED);
+        if (op.isAtomic())
+        {
+            final long address = pair.remote.iova() + IN_FLIGHT * (long)MAX_RDMA + PATTERN;
+            wqe.remote(address, pair.remote.rkey()).sgl().add(pair.landing.iova() + slotOffset, 8,
+                pair.landing.lkey());
+            expectedOriginal = pair.counter;
+            if (WrOpcode.ATOMIC_FETCH_AND_ADD == op)
+            {
+                operand = 1 + random.nextInt(1000);
+                wqe.atomic(operand, 0);
+                pair.counter += operand;
+            }
+            else
+            {
+                operand = random.nextLong();
+                wqe.atomic(pair.counter, operand);
+                pair.counter = operand;
+            }
+        }
+        else if (WrOpcode.RDMA_READ == op)
+        {
+            wqe.remote(pair.remote.iova() + IN_FLIGHT * (long)MAX_RDMA + patternOffset, pair.remote.rkey())
+                .sgl().add(pair.landing.iova() + slotOffset, length, pair.landing.lkey());
+        }
+        else
+        {
+            // Source bytes: the pattern at a random offset, copied into this slot of the source region; split in
+            // two SGEs to exercise gathering.
+            pair.source.memory().putBytes((int)slotOffset, pattern, patternOffset, length);
+            final int first = length / 3;
+            wqe.sgl().add(pair.source.iova() + slotOffset, first, pair.source.lkey());
+            wqe.sgl().add(pair.source.iova() + slotOffset + first, length - first, pair.source.lkey());
+            if (op.isWrite())
+            {
+                wqe.remote(pair.remote.iova() + slotOffset, pair.remote.rkey());
+            }
+            if (op.hasImmediate())
+            {
+                wqe.immediate((int)immediate);
+            }
+            if (op.isSend() || WrOpcode.RDMA_WRITE_WITH_IMM == op)
+            {
+                pair.expectedReceives.addLast(new long[] {id, op.ordinal(), length, patternOffset, immediate});
+            }
+        }
+        pair.qpA.sendQueue().publish();
+        a.ringDoorbell(pair.qpA);
+        pair.outstanding.addLast(new long[] {id, op.ordinal(), length, patternOffset, slot, expectedOriginal});
+    }
+
+    private int pollSends(final Pair pair)
+    {
+        final int n = pair.sendCq.poll(wcs, 0, wcs.length);
+        for (int i = 0; i < n; i++)
+        {
+            final WorkCompletion wc = wcs[i];
+            final long[] op = pair.outstanding.pollFirst();
+            if (null == op || op[0] != wc.wrId())
+            {
+                throw new AssertionError("completion out of order or unexpected: " + wc + " expected wr_id " +
+                    (null == op ? "none" : op[0]));
+            }
+            if (WcStatus.SUCCESS != wc.status())
+            {
+                throw new AssertionError("operation failed: " + wc + " A: " + a.counters() + " B: " + b.counters());
+            }
+            verifySend(pair, op);
+            pair.slotBusy[(int)op[4]] = false;
+            completed++;
+        }
+        return n;
+    }
+
+    private void verifySend(final Pair pair, final long[] op)
+    {
+        final WrOpcode opcode = WrOpcode.values()[(int)op[1]];
+        final int length = (int)op[2];
+        final int patternOffset = (int)op[3];
+        final int slotOffset = (int)op[4] * MAX_RDMA;
+        if (opcode.isWrite())
+        {
+            compare(pair.remote.memory(), slotOffset, patternOffset, length, "WRITE wr_id " + op[0]);
+        }
+        else if (WrOpcode.RDMA_READ == opcode)
+        {
+            compare(pair.landing.memory(), slotOffset, patternOffset, length, "READ wr_id " + op[0]);
+        }
+        else if (opcode.isAtomic())
+        {
+            final long original = pair.landing.memory().getLong(slotOffset, ByteOrder.nativeOrder());
+            if (original != op[5])
+            {
+                throw new AssertionError(opcode + " wr_id " + op[0] + " returned " + original + ", the value " +
+                    "before it was " + op[5] + " (not linearizable or executed twice)");
+            }
+        }
+        bytesMoved += length;
+    }
+
+    private int pollReceives(final Pair pair)
+    {
+        final int n = pair.recvCq.poll(wcs, 0, wcs.length);
+        for (int i = 0; i < n; i++)
+        {
+            final WorkCompletion wc = wcs[i];
+            final long[] expected = pair.expectedReceives.pollFirst();
+            if (null == expected)
+            {
+                throw new AssertionError("unexpected receive completion " + wc);
+            }
+            if (WcStatus.SUCCESS != wc.status())
+            {
+                throw new AssertionError("receive failed: " + wc);
+            }
+            final WrOpcode opcode = WrOpcode.values()[(int)expected[1]];
+            final int length = (int)expected[2];
+            if (wc.byteLen() != length)
+            {
+                throw new AssertionError("receive byte_len " + wc.byteLen() + " expected " + length + " for " +
+                    opcode + " wr_id " + expected[0]);
+            }
+            if (opcode.hasImmediate() && (!wc.hasImmediate() || wc.immData() != (int)expected[4]))
+            {
+                throw new AssertionError("immediate data wrong for wr_id " + expected[0] + ": " + wc);
+            }
+            if (opcode.isSend())
+            {
+                if (WcOpcode.RECV != wc.opcode())
+                {
+                    throw new AssertionError("expected RECV for a SEND: " + wc);
+                }
+                final int slot = (int)(wc.wrId() % RECEIVES);
+                compare(pair.receive.memory(), slot * MAX_SEND, (int)expected[3], length, "SEND wr_id " + expected[0]);
+            }
+            else if (WcOpcode.RECV_RDMA_WITH_IMM != wc.opcode())
+            {
+                throw new AssertionError("expected RECV_RDMA_WITH_IMM for a WRITE with immediate: " + wc);
+            }
+            pair.receivesPosted--;
+        }
+        return n;
+    }
+
+    private void compare(final UnsafeBuffer memory, final int offset, final int patternOffset, final int length,
+        final String what)
+    {
+        int i = 0;
+        for (; i + 8 <= length; i += 8)
+        {
+            if (memory.getLong(offset + i) != pattern.getLong(patternOffset + i))
+            {
+                break;
+            }
+        }
+        for (; i < length; i++)
+        {
+            if (memory.getByte(offset + i) != pattern.getByte(patternOffset + i))
+            {
+                throw new AssertionError(what + ": byte " + i + " of " + length + " differs");
+            }
+        }
+    }
+
+    /**
+     * Check nothing is left over and the engines saw no internal error.
+     */
+    void verifyQuiet()
+    {
+        for (final Pair pair : pairs)
+        {
+            if (!pair.outstanding.isEmpty() || !pair.expectedReceives.isEmpty())
+            {
+                throw new AssertionError("left over: " + pair.outstanding.size() + " sends, " +
+                    pair.expectedReceives.size() + " receives");
+            }
+            if (QpState.RTS != pair.qpA.state() || QpState.RTS != pair.qpB.state())
+            {
+                throw new AssertionError("a QP left RTS: " + pair.qpA + " / " + pair.qpB);
+            }
+        }
+        if (0 != a.counters().get(TransportCounter.INTERNAL_ERRORS) ||
+            0 != b.counters().get(TransportCounter.INTERNAL_ERRORS))
+        {
+            throw new AssertionError("internal error: " + a.lastInternalError() + " / " + b.lastInternalError());
+        }
+    }
+
+    long completed()
+    {
+        return completed;
+    }
+
+    long bytesMoved()
+    {
+        return bytesMoved;
+    }
+}
