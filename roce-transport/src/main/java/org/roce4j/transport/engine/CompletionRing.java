@@ -117,7 +117,9 @@ public final class CompletionRing
         wcFlags[i] = flagsValue;
         invalidatedRkey[i] = invalidatedValue;
         producerTail = t + 1;
-        tail.setRelease(t + 1);
+        // A volatile store (not just release): it must be ordered before the read of waiter below, or a consumer
+        // that registered itself and then saw no completion could park and miss this one (Dekker pattern).
+        tail.set(t + 1);
         final Thread blocked = waiter;
         if (null != blocked)
         {
@@ -179,7 +181,8 @@ public final class CompletionRing
         waiter = Thread.currentThread();
         try
         {
-            if (0 == size())
+            // Volatile reads after the volatile write of waiter: pairs with the producer's volatile tail store.
+            if (tail.get() == head.get())
             {
                 LockSupport.parkNanos(this, timeoutNs);
             }
