@@ -3,6 +3,7 @@ package org.roce4j.cli;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
+import org.roce4j.cli.demo.LiveDemo;
 import org.roce4j.cli.demo.OpcodeShowcase;
 import org.roce4j.wire.decode.FrameDecoder;
 import picocli.CommandLine.Command;
@@ -11,20 +12,27 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code roce demo}: build one frame of every opcode family with roce-wire ({@link OpcodeShowcase}) and print each
- * decoded. No network, no privileges. Exit code 0 when every frame parsed as well-formed RoCEv2 with a good ICRC.
+ * {@code roce demo}: the live exchange of {@link LiveDemo} (two endpoints in one JVM over the in-memory fabric, every
+ * RC operation, then the same under 5 % loss, every packet decoded), or with {@code --showcase} one frame of every
+ * opcode family built with roce-wire ({@link OpcodeShowcase}). No network, no privileges. Exit code 0 on success.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Build one RoCEv2 frame of every opcode (RC, UC, UD, CM to QP1, CNP; IPv4, IPv6, VLAN) in " +
-        "memory and print each decoded. Touches no network.")
+    description = "Two roce4j endpoints in one JVM, joined by the in-memory fabric: SEND, RDMA WRITE, WRITE with " +
+        "immediate, RDMA READ, compare-and-swap and fetch-and-add, then the same with 5% of the frames lost, every " +
+        "packet decoded. --showcase instead builds one frame of every opcode and prints it field by field. " +
+        "Touches no network.")
 public final class DemoCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--summary", description = "one line per frame instead of every field")
+    @Option(names = "--showcase", description = "build one frame of every opcode and decode it, instead of the live " +
+        "exchange")
+    private boolean showcase;
+
+    @Option(names = "--summary", description = "with --showcase: one line per frame instead of every field")
     private boolean summary;
 
     @Option(names = "--hex", description = "follow each frame with a hex dump")
@@ -36,6 +44,16 @@ public final class DemoCommand implements Callable<Integer>
     public Integer call()
     {
         final PrintWriter out = spec.commandLine().getOut();
+        if (!showcase)
+        {
+            final LiveDemo demo = new LiveDemo(out);
+            final boolean ok = demo.run();
+            out.println();
+            out.println("demo: " + (ok ? "all operations completed with the right data" : "FAILED") + "; " +
+                demo.packets() + " packets, " + demo.lost() + " lost and recovered");
+            out.flush();
+            return ok ? 0 : 1;
+        }
         final FrameDecoder decoder = new FrameDecoder(out).summary(summary).hexDump(hex);
         final long[] number = {0};
         new OpcodeShowcase().build((description, buffer, offset, length) ->

@@ -15,9 +15,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DemoCommandTest
 {
     @Test
-    void demoShowsEveryOpcodeWithGoodIcrcs()
+    void liveDemoRunsEveryOperationThenRecoversFromLoss()
     {
         final Cli.Result result = Cli.run("demo");
+        assertEquals(0, result.exitCode(), result.err() + result.out());
+        final String out = result.out();
+        for (final String operation : List.of("SEND 64 B", "RDMA_WRITE 3000 B", "RDMA_WRITE_WITH_IMM 100 B",
+            "RDMA_READ 2500 B", "ATOMIC_CMP_AND_SWP", "ATOMIC_FETCH_AND_ADD"))
+        {
+            assertTrue(out.contains("A post " + operation), "demo lacks " + operation);
+        }
+        for (final String packet : List.of("RC_SEND_ONLY", "RC_RDMA_WRITE_FIRST", "RC_RDMA_WRITE_MIDDLE",
+            "RC_RDMA_WRITE_LAST", "RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", "RC_RDMA_READ_REQUEST",
+            "RC_RDMA_READ_RESPONSE_FIRST", "RC_RDMA_READ_RESPONSE_LAST", "RC_COMPARE_SWAP", "RC_FETCH_ADD",
+            "RC_ATOMIC_ACKNOWLEDGE", "RC_ACKNOWLEDGE"))
+        {
+            assertTrue(out.contains(" " + packet + " "), "no " + packet + " packet printed");
+        }
+        assertTrue(out.contains(" LOST "), "the lossy round lost nothing");
+        assertTrue(out.contains("transport.retries"), "no retry counted");
+        assertFalse(out.contains("icrc=bad"), "an ICRC failed");
+        assertFalse(out.contains("!! "), "a check failed");
+        assertTrue(result.lastOutLine().startsWith("demo: all operations completed with the right data"),
+            result.lastOutLine());
+    }
+
+    @Test
+    void demoShowsEveryOpcodeWithGoodIcrcs()
+    {
+        final Cli.Result result = Cli.run("demo", "--showcase");
         assertEquals(0, result.exitCode(), result.err());
         assertEquals("", result.err());
         for (final Opcode opcode : Opcode.values())
@@ -47,7 +73,7 @@ class DemoCommandTest
     @Test
     void demoSummaryIsOneLinePerFrame()
     {
-        final Cli.Result result = Cli.run("demo", "--summary");
+        final Cli.Result result = Cli.run("demo", "--showcase", "--summary");
         assertEquals(0, result.exitCode(), result.err());
         final List<String> lines = result.outLines();
         final String last = result.lastOutLine();

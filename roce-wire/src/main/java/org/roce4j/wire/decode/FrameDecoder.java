@@ -60,6 +60,7 @@ public final class FrameDecoder
     private final Text text = new Text();
 
     private boolean summary;
+    private boolean numbered = true;
     private boolean hexDump;
     private boolean lastWasBlock;
     private long firstTimestampNs = NO_TIMESTAMP;
@@ -87,6 +88,19 @@ public final class FrameDecoder
     public FrameDecoder summary(final boolean summary)
     {
         this.summary = summary;
+        return this;
+    }
+
+    /**
+     * In summary mode, whether each line starts with the frame number and time (default) or with the packet
+     * description alone (for callers that print their own prefix, such as the live demo).
+     *
+     * @param numbered false to leave the number and time out.
+     * @return this.
+     */
+    public FrameDecoder numbered(final boolean numbered)
+    {
+        this.numbered = numbered;
         return this;
     }
 
@@ -623,6 +637,10 @@ public final class FrameDecoder
 
     private void summaryPrefix(final long frameNumber, final long timestampNs)
     {
+        if (!numbered)
+        {
+            return;
+        }
         final StringBuilder sb = text.builder();
         final String number = Long.toString(frameNumber);
         for (int i = number.length(); i < 6; i++)
