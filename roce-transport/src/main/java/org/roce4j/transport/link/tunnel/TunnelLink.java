@@ -661,7 +661,8 @@ public final class TunnelLink implements Link
         }
         ethernet.wrap(receiveBuffer, 0);
         final long destination = ethernet.destination();
-        final int etherType = EthernetHeader.TPID_8021Q == ethernet.outerType() && length >= EthernetHeader.VLAN_LENGTH ?
+        final boolean tagged = EthernetHeader.TPID_8021Q == ethernet.outerType();
+        final int etherType = tagged && length >= EthernetHeader.VLAN_LENGTH ?
             ethernet.etherType() : ethernet.outerType();
         if (EthernetHeader.ETHERTYPE_ARP == etherType)
         {

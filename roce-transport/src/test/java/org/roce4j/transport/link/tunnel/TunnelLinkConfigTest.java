@@ -84,7 +84,8 @@ class TunnelLinkConfigTest
         assertError("option 'mac' has no value", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,mac=");
         assertError("not an IPv4 address", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0");
         assertError("not a MAC address", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,peer-mac=52:54:00");
-        assertError("is a multicast/broadcast address", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,mac=01:00:5e:0:0:1");
+        assertError("is a multicast/broadcast address",
+            "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,mac=01:00:5e:0:0:1");
         assertError("mtu 100 is out of range", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,mtu=100");
         assertError("option mtu='big' is not a number", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,mtu=big");
         assertError("option 'x' is not KEY=VALUE", "tunnel:127.0.0.1:1:127.0.0.1:2,ip=10.0.0.1,x");

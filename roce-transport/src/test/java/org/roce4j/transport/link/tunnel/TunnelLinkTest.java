@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -459,7 +460,7 @@ class TunnelLinkTest
         }
     }
 
-    private TunnelLink[] pair(final java.util.function.UnaryOperator<TunnelLinkConfig> customize) throws IOException
+    private TunnelLink[] pair(final UnaryOperator<TunnelLinkConfig> customize) throws IOException
     {
         final int portA = freeUdpPort();
         final int portB = freeUdpPort();
