@@ -229,6 +229,8 @@ final class QemuRxePeer extends RxePeer
         {
             if (process.isAlive())
             {
+                // A guest that never got ready has no command loop to power it off: destroy it at once.
+                final long waitMs = null == ready ? 0 : POWEROFF_WAIT_MS;
                 try
                 {
                     console.writeRaw("\npoweroff -f\n".getBytes(StandardCharsets.US_ASCII));
@@ -237,7 +239,7 @@ final class QemuRxePeer extends RxePeer
                 {
                     // QEMU's stdin is gone; destroy it below.
                 }
-                if (!process.waitFor(POWEROFF_WAIT_MS, TimeUnit.MILLISECONDS))
+                if (!process.waitFor(waitMs, TimeUnit.MILLISECONDS))
                 {
                     process.destroy();
                     if (!process.waitFor(5, TimeUnit.SECONDS))

@@ -42,8 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  *
  * Afterwards ibv_rc_pingpong must have exited 0 and printed "1 iters in", and the pcap the link recorded must hold
- * exactly the expected RoCE frames, in order, all with good ICRCs (a retransmission by rxe would show up there and
- * fail the test, which is what we want to see).
+ * the expected RoCE frames, in order, all with good ICRCs, and nothing else except copies of rxe frames already
+ * seen (rxe retransmits after 67 ms without an ACK, which a loaded two-core machine can occasionally cause).
  */
 final class RcPingpongScenario
 {
@@ -208,6 +208,10 @@ final class RcPingpongScenario
 
     private record Expected(boolean fromUs, Opcode opcode, int psn)
     {
+        boolean matches(final CapturedFrames.Frame frame)
+        {
+            return fromUs == frame.fromUs() && opcode == frame.opcode() && psn == frame.psn();
+        }
     }
 
     private String mtuOption()
@@ -274,20 +278,34 @@ final class RcPingpongScenario
     {
         final Path pcap = PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
         final List<CapturedFrames.Frame> frames = CapturedFrames.read(pcap, ourMac);
-        assertEquals(expected.size(), frames.size(), "RoCE frames in " + pcap + ": " + frames);
-        for (int i = 0; i < expected.size(); i++)
+        final List<CapturedFrames.Frame> matched = new ArrayList<>();
+        int retransmissions = 0;
+        for (final CapturedFrames.Frame frame : frames)
         {
-            final Expected want = expected.get(i);
-            final CapturedFrames.Frame got = frames.get(i);
-            assertEquals(FrameStatus.OK, got.status(), "frame " + i + " of " + pcap + " has a good ICRC: " + got);
-            assertEquals(want.fromUs(), got.fromUs(), "direction of frame " + i + ": " + got);
-            assertEquals(want.opcode(), got.opcode(), "frame " + i + ": " + got);
-            assertEquals(want.psn(), got.psn(), "frame " + i + ": " + got);
+            assertEquals(FrameStatus.OK, frame.status(), "every RoCE frame in " + pcap + " has a good ICRC: " + frame);
+            final int next = matched.size();
+            if (next < expected.size() && expected.get(next).matches(frame))
+            {
+                matched.add(frame);
+            }
+            else if (!frame.fromUs() && expected.subList(0, next).stream().anyMatch(want -> want.matches(frame)))
+            {
+                // rxe's retransmit timer (4.096 us << 14 = 67 ms for rc_pingpong) fired before our ACK arrived:
+                // a copy of a frame already seen, which the protocol allows.
+                retransmissions++;
+            }
+            else
+            {
+                throw new AssertionError("unexpected frame " + frame + " at position " + next + " of " + pcap +
+                    "; expected " + (next < expected.size() ? expected.get(next) : "nothing more") + "; all: " +
+                    frames);
+            }
         }
+        assertEquals(expected.size(), matched.size(), "expected RoCE frames in " + pcap + ": " + frames);
         System.out.println("[rxe-frames] " + pcapName + ": " + frames.size() + " RoCE frames in " + pcap +
-            ", all ICRCs good; " + framesFromRxeChecked + " from rxe checked live; guest " +
-            Ipv4Header.addressToString(peer.ready().ip()));
-        return frames;
+            " (" + retransmissions + " retransmitted by rxe), all ICRCs good; " + framesFromRxeChecked +
+            " from rxe checked live; guest " + Ipv4Header.addressToString(peer.ready().ip()));
+        return matched;
     }
 
     private static void addMessage(final List<Expected> expected, final boolean fromUs, final int firstPsn,
