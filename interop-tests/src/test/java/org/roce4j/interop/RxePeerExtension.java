@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
@@ -22,11 +23,12 @@ import static org.junit.jupiter.api.Assumptions.abort;
  * JVM that exits early.
  */
 public final class RxePeerExtension
-    implements BeforeAllCallback, AfterAllCallback, ParameterResolver, TestInstancePostProcessor
+    implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback, ParameterResolver, TestInstancePostProcessor
 {
     private static final ExtensionContext.Namespace NAMESPACE =
         ExtensionContext.Namespace.create(RxePeerExtension.class);
     private static final String KEY = "peer";
+    private static final String UNAVAILABLE = "unavailable";
 
     /**
      * Store entry that stops the peer when JUnit discards the class's store (JUnit 5.13+ closes AutoCloseable
@@ -43,7 +45,9 @@ public final class RxePeerExtension
     }
 
     /**
-     * Start the class's peer, or skip (or fail under {@code ROCE4J_REQUIRE_TOOLS=1}) when no backend exists.
+     * Start the class's peer, or fail under {@code ROCE4J_REQUIRE_TOOLS=1} when no backend exists. Without that
+     * variable the class's tests are skipped one by one in {@link #beforeEach} (a skip of the whole class in
+     * {@code beforeAll} would not show up in Surefire's reports at all).
      *
      * @param context the class's context.
      * @throws Exception when the peer cannot be started.
@@ -61,7 +65,9 @@ public final class RxePeerExtension
             {
                 throw new IllegalStateException(PeerTools.REQUIRE_TOOLS_ENV + "=1 but the test " + reason);
             }
-            abort(reason);
+            System.out.println("[rxe-peer] " + testClass.getSimpleName() + " skipped: " + reason);
+            context.getStore(NAMESPACE).put(UNAVAILABLE, reason);
+            return;
         }
         final RxePeerOptions options = new RxePeerOptions(testClass.getSimpleName(), settings.mtu(),
             settings.guestIp(), settings.linkIp(), settings.hostfwd(), settings.hostAccess(),
@@ -72,6 +78,20 @@ public final class RxePeerExtension
             " ms, launch to ready " + peer.launchToReadyMs() + " ms, guest boot_ms " + peer.ready().bootMs() +
             ", kernel " + peer.ready().kernel() + ", active_mtu " + peer.ready().activeMtu());
         injectFields(testClass, null, peer);
+    }
+
+    /**
+     * Skip the test, with the reason, when no peer could be started.
+     *
+     * @param context the test's context.
+     */
+    public void beforeEach(final ExtensionContext context)
+    {
+        final String reason = context.getStore(NAMESPACE).get(UNAVAILABLE, String.class);
+        if (null != reason)
+        {
+            abort(reason);
+        }
     }
 
     /**
@@ -125,8 +145,11 @@ public final class RxePeerExtension
         final RxePeer peer = peer(extensionContext);
         if (null == peer)
         {
+            // Tests never get here without a peer (beforeEach skipped them); lifecycle methods such as @BeforeAll
+            // cannot be skipped one by one, so they fail with the reason.
+            final String reason = extensionContext.getStore(NAMESPACE).get(UNAVAILABLE, String.class);
             throw new ParameterResolutionException("no rxe peer is running for " +
-                extensionContext.getRequiredTestClass().getName());
+                extensionContext.getRequiredTestClass().getName() + (null == reason ? "" : ": " + reason));
         }
         return peer;
     }

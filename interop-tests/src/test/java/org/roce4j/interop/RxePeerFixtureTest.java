@@ -13,7 +13,6 @@ import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.roce4j.wire.header.EthernetHeader;
@@ -36,17 +35,17 @@ class RxePeerFixtureTest
     private static RxePeer staticPeer;
     private RxePeer peer;
 
-    @BeforeAll
-    static void peerIsInjectedIntoStaticFieldsAndParameters(final RxePeer parameter)
+    @Test
+    void onePeerIsInjectedIntoStaticFieldsInstanceFieldsAndParameters(final RxePeer parameter)
     {
-        assertNotNull(staticPeer);
-        assertSame(staticPeer, parameter);
+        assertNotNull(parameter);
+        assertSame(parameter, staticPeer);
+        assertSame(parameter, peer);
     }
 
     @Test
-    void readyLineIsParsedWhole(final RxePeer parameter)
+    void readyLineIsParsedWhole()
     {
-        assertSame(peer, parameter, "one peer per class, as field and as parameter");
         final RxeReady ready = peer.ready();
         assertEquals(Ipv4Header.parseAddress("10.77.0.2"), ready.ip());
         assertEquals(EthernetHeader.parseMac("52:54:00:4d:00:02"), ready.mac(), "run-vm.sh's MAC from the IP");

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * test and stopped after its last (also when tests fail), and is injected into test or lifecycle method parameters
  * and into fields of type {@link RxePeer} (static fields before {@code @BeforeAll}, instance fields per instance).
  *
- * <p>Where neither QEMU nor a Docker engine exists the class is skipped with the reason, unless the environment
- * variable {@code ROCE4J_REQUIRE_TOOLS=1} is set (CI), which makes it fail. Tagged {@code interop} and
+ * <p>Where neither QEMU nor a Docker engine exists each test is skipped with the reason, unless the environment
+ * variable {@code ROCE4J_REQUIRE_TOOLS=1} is set (CI), which makes the class fail. Tagged {@code interop} and
  * {@code slow}: booting the peer takes 10 to 30 s on a busy two-core machine.
  */
 @Target(ElementType.TYPE)
