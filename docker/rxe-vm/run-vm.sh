@@ -22,6 +22,11 @@
 #   --hostfwd P[:G]        forward host 127.0.0.1:P to guest 10.0.2.15:G (G default 18515);
 #                          repeatable, or a comma list    [env ROCE4J_RXE_HOSTFWD="P[:G],..."]
 #   --user-net             add eth1 even without --hostfwd
+#   --host-access          user networking with restrict=off: the guest may open TCP connections to
+#                          10.0.2.2, which QEMU maps to the host's 127.0.0.1 (for tools that connect
+#                          out, e.g. ibv_rc_pingpong as a client of a server on the host). The guest has
+#                          no default route, so nothing beyond 10.0.2.0/24 is reachable. Implies
+#                          --user-net                                [env ROCE4J_RXE_HOST_ACCESS=1]
 #  QEMU:
 #   --serial SPEC          qemu -serial argument (default stdio; e.g. unix:/tmp/s,server=on,wait=off)
 #   --dump FILE            pcap of every eth0 frame (qemu filter-dump on the netdev)
@@ -46,6 +51,7 @@ NETDEV=
 HOSTFWD=()
 [[ -n ${ROCE4J_RXE_HOSTFWD:-} ]] && IFS=, read -ra HOSTFWD <<<"$ROCE4J_RXE_HOSTFWD"
 USER_NET=0
+HOST_ACCESS=${ROCE4J_RXE_HOST_ACCESS:-0}
 SERIAL=stdio
 DUMP=
 MEM=256
@@ -73,6 +79,7 @@ while (($#)); do
     --nic-model) need "$@"; NIC_MODEL=$2; shift 2 ;;
     --hostfwd) need "$@"; IFS=, read -ra f <<<"$2"; HOSTFWD+=("${f[@]}"); shift 2 ;;
     --user-net) USER_NET=1; shift ;;
+    --host-access) HOST_ACCESS=1; shift ;;
     --serial) need "$@"; SERIAL=$2; shift 2 ;;
     --dump) need "$@"; DUMP=$2; shift 2 ;;
     --mem) need "$@"; MEM=$2; shift 2 ;;
@@ -122,8 +129,10 @@ QEMU=(qemu-system-x86_64 -accel tcg -machine pc -smp "$SMP" -m "$MEM" -nodefault
   -kernel "$CACHE/vmlinuz" -initrd "$CACHE/initrd.img" -append "$CMDLINE"
   -netdev "$NETDEV,id=n0" -device "$NIC_MODEL,netdev=n0,mac=$MAC,bus=pci.0,addr=0x3,romfile=")
 [[ -n $DUMP ]] && QEMU+=(-object "filter-dump,id=dump0,netdev=n0,file=$DUMP,maxlen=65535")
-if ((${#HOSTFWD[@]})) || [[ $USER_NET == 1 ]]; then
-  user="user,id=n1,restrict=on,ipv6=off,net=10.0.2.0/24,host=10.0.2.2"
+if ((${#HOSTFWD[@]})) || [[ $USER_NET == 1 ]] || [[ $HOST_ACCESS == 1 ]]; then
+  restrict=on
+  [[ $HOST_ACCESS == 1 ]] && restrict=off
+  user="user,id=n1,restrict=$restrict,ipv6=off,net=10.0.2.0/24,host=10.0.2.2"
   for f in "${HOSTFWD[@]}"; do
     [[ $f =~ ^([0-9]+)(:([0-9]+))?$ ]] || die "--hostfwd wants PORT[:GUESTPORT], got '$f'"
     user+=",hostfwd=tcp:127.0.0.1:${BASH_REMATCH[1]}-10.0.2.15:${BASH_REMATCH[3]:-18515}"

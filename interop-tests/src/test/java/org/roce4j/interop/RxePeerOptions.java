@@ -1,0 +1,96 @@
+package org.roce4j.interop;
+
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * How to start an {@link RxePeer}.
+ *
+ * @param name         a name for log files (the test class's simple name).
+ * @param mtu          IP MTU of the guest's RoCE NIC: 1500 gives rxe an active MTU of 1024, 9000 gives 4096.
+ * @param guestIp      guest RoCE address with prefix length, e.g. {@code 10.77.0.2/24}.
+ * @param linkIp       the address the host side (the tunnel link) uses on the same segment.
+ * @param hostfwd      guest TCP ports the host may connect to (QEMU user networking {@code hostfwd}); each gets a
+ *                     free host port.
+ * @param hostAccess   let the guest open TCP connections to the host's 127.0.0.1 through {@code 10.0.2.2} (QEMU
+ *                     user networking with {@code restrict=off}), for guest programs that connect out.
+ * @param readyTimeout how long to wait for the ready line.
+ */
+public record RxePeerOptions(
+    String name,
+    int mtu,
+    String guestIp,
+    String linkIp,
+    int[] hostfwd,
+    boolean hostAccess,
+    Duration readyTimeout)
+{
+    /** TCP port of the ibv_*_pingpong and perftest side channel. */
+    public static final int PINGPONG_PORT = 18515;
+
+    /**
+     * Validate.
+     *
+     * @throws IllegalArgumentException naming the bad setting.
+     */
+    public RxePeerOptions
+    {
+        if (null == name || !name.matches("[A-Za-z0-9_.-]+"))
+        {
+            throw new IllegalArgumentException("peer name must be [A-Za-z0-9_.-]+, got '" + name + "'");
+        }
+        if (mtu < 576 || mtu > 9000)
+        {
+            throw new IllegalArgumentException("guest MTU " + mtu + " is out of range 576..9000");
+        }
+        if (null == guestIp || !guestIp.matches("\\d+\\.\\d+\\.\\d+\\.\\d+/\\d+"))
+        {
+            throw new IllegalArgumentException("guest IP must be A.B.C.D/N, got '" + guestIp + "'");
+        }
+        hostfwd = hostfwd.clone();
+        for (final int port : hostfwd)
+        {
+            if (port < 1 || port > 65535)
+            {
+                throw new IllegalArgumentException("hostfwd guest port " + port + " is out of range");
+            }
+        }
+    }
+
+    /**
+     * Defaults: MTU 1500, guest 10.77.0.2/24, link 10.77.0.1, the pingpong port forwarded, 120 s to get ready.
+     *
+     * @param name for log files.
+     * @return the options.
+     */
+    public static RxePeerOptions defaults(final String name)
+    {
+        return new RxePeerOptions(
+            name, 1500, "10.77.0.2/24", "10.77.0.1", new int[] {PINGPONG_PORT}, false, Duration.ofSeconds(120));
+    }
+
+    /**
+     * @return the forwarded guest ports (a copy).
+     */
+    public int[] hostfwd()
+    {
+        return hostfwd.clone();
+    }
+
+    /**
+     * @return the guest address without the prefix length.
+     */
+    public String guestAddress()
+    {
+        return guestIp.substring(0, guestIp.indexOf('/'));
+    }
+
+    /**
+     * @return e.g. {@code name mtu=1500 ip=10.77.0.2/24 hostfwd=[18515]}.
+     */
+    public String toString()
+    {
+        return name + " mtu=" + mtu + " ip=" + guestIp + " link=" + linkIp + " hostfwd=" + Arrays.toString(hostfwd) +
+            (hostAccess ? " host-access" : "");
+    }
+}
