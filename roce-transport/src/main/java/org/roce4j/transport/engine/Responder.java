@@ -522,8 +522,9 @@ final class Responder
             }
             if (0 == length)
             {
-                // C9-88: a zero-length READ or WRITE need not carry a valid address or rkey.
-                return State.EXECUTE;
+                // C9-88: a zero-length READ or WRITE need not carry a valid address or rkey. The length rule of
+                // check_rkey (payload == resid) still holds: a WRITE that announces 0 bytes must carry none.
+                return 0 == pkt.payloadLength() ? State.EXECUTE : State.ERR_LENGTH;
             }
         }
         else
