@@ -877,9 +877,11 @@ final class Responder
         final Operation operation = opcode.operation();
         if (Operation.SEND == operation || Operation.RDMA_WRITE == operation)
         {
-            // C9-105: ACK again, acknowledging everything executed so far, and drop the data.
+            // C9-105: ACK again and drop the data. The PSN is rxe's prev_psn = ack_psn - 1: the last SEND, WRITE or
+            // atomic executed; READs do not move ack_psn, so this ACK never names a READ's PSN range (the requester
+            // would take it as covering a READ response it never got).
             sendPendingAck(qp);
-            sendAckNow(qp, AethHeader.SYNDROME_ACK_UNLIMITED, Psn.add(resp.psn, -1));
+            sendAckNow(qp, AethHeader.SYNDROME_ACK_UNLIMITED, Psn.add(resp.ackPsnNext, -1));
             return State.CLEANUP;
         }
         final ResponderResource res = findResource(resp, psn);
