@@ -168,6 +168,15 @@ final class Completer
                 }
 
                 case WRITE_SEND:
+                    if (wqe.opcode.isReadOrAtomic() && Psn.compare(psn, comp.psn) >= 0)
+                    {
+                        // A plain ACK at the PSN of a READ/atomic still waiting for its response carries no data:
+                        // taking it as progress would skip the response for good. Implied NAK, as for a
+                        // response past the READ/atomic (IBA 9.7.5.1.2).
+                        counters.increment(TransportCounter.IMPLIED_NAKS);
+                        state = State.ERROR_RETRY;
+                        break;
+                    }
                     state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn && !wqe.opcode.isReadOrAtomic() ?
                         State.COMP_ACK : State.UPDATE_COMP;
                     break;
