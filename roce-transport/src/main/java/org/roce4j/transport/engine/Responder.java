@@ -968,6 +968,7 @@ final class Responder
         resp.ackPending = true;
         resp.ackPsn = psn;
         resp.ackSyndrome = AethHeader.SYNDROME_ACK_UNLIMITED;
+        resp.ackMsn = resp.msn;
         engine.listAck(qp);
     }
 
@@ -982,7 +983,7 @@ final class Responder
         final ResponderState resp = qp.resp;
         if (resp.ackPending)
         {
-            if (sendAck(qp, resp.ackSyndrome, resp.ackPsn))
+            if (sendAck(qp, resp.ackSyndrome, resp.ackPsn, resp.ackMsn))
             {
                 resp.ackPending = false;
             }
@@ -1001,12 +1002,17 @@ final class Responder
 
     private boolean sendAck(final QpContext qp, final int syndrome, final int psn)
     {
+        return sendAck(qp, syndrome, psn, qp.resp.msn);
+    }
+
+    private boolean sendAck(final QpContext qp, final int syndrome, final int psn, final int msn)
+    {
         final PacketSender sender = engine.sender();
         if (!sender.begin(qp.address, Opcode.RC_ACKNOWLEDGE, qp.attributes.destQpNum, psn, 0))
         {
             return false;
         }
-        sender.builder().aeth().syndrome(syndrome).msn(qp.resp.msn);
+        sender.builder().aeth().syndrome(syndrome).msn(msn);
         sender.builder().payloadLength(0);
         sender.end(0);
         if (AethHeader.TYPE_ACK == AethHeader.type(syndrome))
