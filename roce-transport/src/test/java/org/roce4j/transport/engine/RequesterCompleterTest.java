@@ -251,6 +251,75 @@ class RequesterCompleterTest
         assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
     }
 
+    @Test
+    void rnrNakForALaterPsnCompletesTheEarlierWqesAndResendsFromItsPsn()
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        final MemoryRegionEntry mr = local(peer);
+        for (int i = 0; i < 3; i++)
+        {
+            postSend(peer, i + 1, mr, i * 100, 100);
+        }
+        assertEquals(3, peer.sent().size());
+        final long t0 = peer.now();
+
+        peer.deliver(peer.rnrNak(S + 1, 1));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
+        assertEquals(List.of(), peer.sent());
+
+        peer.advanceClockTo(t0 + 10_000);
+        assertEquals(List.of(S + 1, S + 2), psns(peer.sent()));
+        peer.assertAnomalies(Map.of(TransportCounter.NAK_RNR_RECEIVED, 1L, TransportCounter.RNR_RETRIES, 1L,
+            TransportCounter.RETRIES, 1L, TransportCounter.PACKETS_RETRANSMITTED, 2L));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void goodResponseRestoresTheFullRetryBudget(final boolean rnr)
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc(attr ->
+        {
+            attr.retryCnt = 1;
+            attr.rnrRetry = 1;
+            attr.timeout = 10;
+        });
+        final MemoryRegionEntry mr = local(peer);
+        postSend(peer, 1, mr, 0, 100);
+        postSend(peer, 2, mr, 100, 100);
+        assertEquals(2, peer.sent().size());
+
+        // Spend the single retry on the first WQE, then acknowledge it: the budget is back (rxe
+        // reset_retry_counters), so the second WQE may use its own retry instead of failing.
+        failOnce(peer, S, rnr);
+        assertEquals(List.of(S, S + 1), psns(peer.sent()));
+        peer.deliver(peer.ack(S, ACK));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
+        failOnce(peer, S + 1, rnr);
+        assertEquals(List.of(S + 1), psns(peer.sent()));
+        peer.deliver(peer.ack(S + 1, ACK));
+
+        assertCompletions(peer.sendCompletions(), 2, WcStatus.SUCCESS);
+        assertEquals(QpState.RTS, peer.qp.state());
+        peer.assertAnomalies(rnr ?
+            Map.of(TransportCounter.NAK_RNR_RECEIVED, 2L, TransportCounter.RNR_RETRIES, 2L,
+                TransportCounter.RETRIES, 2L, TransportCounter.PACKETS_RETRANSMITTED, 3L) :
+            Map.of(TransportCounter.RETRANSMIT_TIMEOUTS, 2L, TransportCounter.RETRIES, 2L,
+                TransportCounter.PACKETS_RETRANSMITTED, 3L));
+    }
+
+    private static void failOnce(final ScriptedPeer peer, final int psn, final boolean rnr)
+    {
+        if (rnr)
+        {
+            peer.deliver(peer.rnrNak(psn, 1));
+            peer.advanceClockTo(peer.now() + 10_000);
+        }
+        else
+        {
+            peer.advanceClockTo(peer.engine.earliestDeadlineNs());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 2, 6})
     void rnrRetryCountsDownAndItsExhaustionFailsWithRnrRetryExcErr(final int rnrRetry)
@@ -796,6 +865,32 @@ class RequesterCompleterTest
         peer.deliver(peer.ack(S + 3, ACK));
         assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS, 2, WcStatus.SUCCESS, 3, WcStatus.SUCCESS,
             4, WcStatus.SUCCESS);
+        peer.assertAnomalies(Map.of());
+    }
+
+    @Test
+    void sendWindowCountsPsnsSoItCanStopInsideAMessage()
+    {
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS, config -> config.sendWindow(2),
+            attr -> {});
+        final MemoryRegionEntry mr = local(peer);
+        postSend(peer, 1, mr, 0, 4 * MTU_BYTES);
+
+        final List<ScriptedPeer.Sent> firstTwo = peer.sent();
+        assertEquals(List.of(S, S + 1), psns(firstTwo));
+        assertEquals(Opcode.RC_SEND_FIRST, firstTwo.get(0).opcode());
+        assertEquals(Opcode.RC_SEND_MIDDLE, firstTwo.get(1).opcode());
+        assertEquals(RequesterStall.WINDOW, peer.qp.requesterStall());
+
+        // An ACK inside the message (as for an AckReq every N packets) opens the window without completing it.
+        peer.deliver(peer.ack(S + 1, ACK));
+        final List<ScriptedPeer.Sent> rest = peer.sent();
+        assertEquals(List.of(S + 2, S + 3), psns(rest));
+        assertEquals(Opcode.RC_SEND_MIDDLE, rest.get(0).opcode());
+        assertEquals(Opcode.RC_SEND_LAST, rest.get(1).opcode());
+        assertEquals(0, peer.sendCompletions().size());
+        peer.deliver(peer.ack(S + 3, ACK));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
         peer.assertAnomalies(Map.of());
     }
 

@@ -219,6 +219,45 @@ class ResponderAckAndDuplicateTest
         peer.assertAnomalies(Map.of(TransportCounter.NAK_SEQUENCE_SENT, 1L));
     }
 
+    @Test
+    void coalescedAckCarriesTheMsnOfItsOwnPsnNotOfLaterRequestsInTheBatch()
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        final MemoryRegionEntry buffer = peer.mr(1024, AccessFlags.LOCAL_WRITE);
+        peer.postRecv(1, buffer, 0, 512);
+        peer.postRecv(2, buffer, 512, 512);
+
+        // The second SEND has no AckReq: the batch's only ACK is for the first one, as rxe would send it then.
+        peer.deliver(
+            peer.send(Opcode.RC_SEND_ONLY, RQ_PSN, pattern(10, 1), true),
+            peer.send(Opcode.RC_SEND_ONLY, RQ_PSN + 1, pattern(10, 2), false));
+
+        assertAck(peer.onlySent(), RQ_PSN, ACK, 1);
+        assertEquals(2, peer.qp.responderMsn());
+        peer.assertAnomalies(Map.of());
+    }
+
+    @Test
+    void coalescedAckGoesOutBeforeAReadResponseOfTheSameBatch()
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        final MemoryRegionEntry memory = peer.mr(1024, REMOTE);
+        memory.memory().putBytes(512, pattern(20, 3));
+
+        peer.deliver(
+            peer.write(Opcode.RC_RDMA_WRITE_ONLY, RQ_PSN, pattern(10, 1), memory.iova(), memory.rkey(), 10, true),
+            peer.read(RQ_PSN + 1, memory.iova() + 512, memory.rkey(), 20),
+            peer.write(Opcode.RC_RDMA_WRITE_ONLY, RQ_PSN + 2, pattern(10, 2), memory.iova() + 16, memory.rkey(), 10,
+                true));
+
+        final List<ScriptedPeer.Sent> sent = peer.sent();
+        assertEquals(3, sent.size(), sent.toString());
+        assertAck(sent.get(0), RQ_PSN, ACK, 1);
+        assertReadResponse(sent.get(1), Opcode.RC_RDMA_READ_RESPONSE_ONLY, RQ_PSN + 1, 2, pattern(20, 3));
+        assertAck(sent.get(2), RQ_PSN + 2, ACK, 3);
+        peer.assertAnomalies(Map.of());
+    }
+
     // ---- PSN sequence ------------------------------------------------------------------------------------------
 
     @Test

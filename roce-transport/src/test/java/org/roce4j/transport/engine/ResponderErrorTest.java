@@ -216,6 +216,61 @@ class ResponderErrorTest
         peer.assertAnomalies(Map.of(TransportCounter.DROP_UC_MESSAGE, 1L));
     }
 
+    /** UC class C/D errors a WRITE can hit. */
+    enum UcWriteError
+    {
+        QP_WITHOUT_REMOTE_WRITE, UNKNOWN_RKEY, RANGE_PAST_THE_END, LENGTH_DIFFERS_FROM_RETH
+    }
+
+    @ParameterizedTest
+    @EnumSource(UcWriteError.class)
+    void ucWriteErrorDropsTheMessageSilentlyAndKeepsTheQpUsable(final UcWriteError error)
+    {
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.UC, QpState.RTS, config -> {}, attr ->
+        {
+            if (UcWriteError.QP_WITHOUT_REMOTE_WRITE == error)
+            {
+                attr.qpAccessFlags = 0;
+            }
+        });
+        final MemoryRegionEntry target = peer.mr(1024, ALL_REMOTE);
+        final byte[] data = pattern(MTU_BYTES, 1);
+        final long va = UcWriteError.RANGE_PAST_THE_END == error ? target.iova() + 1024 - MTU_BYTES : target.iova();
+        final int rkey = UcWriteError.UNKNOWN_RKEY == error ? target.rkey() ^ 0x0F0F_0F0F : target.rkey();
+        final long rethLength = UcWriteError.LENGTH_DIFFERS_FROM_RETH == error ? MTU_BYTES + 100 : 2 * MTU_BYTES;
+
+        peer.deliver(
+            peer.write(Opcode.UC_RDMA_WRITE_FIRST, RQ_PSN, data, va, rkey, rethLength, false),
+            peer.write(Opcode.UC_RDMA_WRITE_LAST, RQ_PSN + 1, data, 0, 0, 0, false));
+
+        assertEquals(List.of(), peer.sent());
+        assertEquals(QpState.RTS, peer.qp.state());
+        assertEquals(List.of(), peer.events());
+        if (UcWriteError.LENGTH_DIFFERS_FROM_RETH == error)
+        {
+            // The FIRST was fine and placed; the LAST carries more than the RETH has left.
+            assertArrayEquals(new byte[MTU_BYTES], ScriptedPeer.bytesOf(target, MTU_BYTES, MTU_BYTES));
+        }
+        else
+        {
+            assertArrayEquals(new byte[1024], ScriptedPeer.bytesOf(target, 0, 1024));
+        }
+        final long drops = UcWriteError.LENGTH_DIFFERS_FROM_RETH == error ? 1L : 2L;
+        peer.assertAnomalies(Map.of(TransportCounter.DROP_UC_MESSAGE, drops));
+
+        if (UcWriteError.QP_WITHOUT_REMOTE_WRITE != error)
+        {
+            final byte[] next = pattern(40, 2);
+            peer.deliver(peer.write(Opcode.UC_RDMA_WRITE_ONLY, RQ_PSN + 2, next, target.iova() + 512,
+                target.rkey(), 40, false));
+            assertArrayEquals(next, ScriptedPeer.bytesOf(target, 512, 40), "the next message is accepted");
+            // After a length error the broken WRITE is still the message in progress: the next ONLY abandons it
+            // (class D1), counted once more. rxe would drop that ONLY too; roce4j accepts it.
+            final long abandoned = UcWriteError.LENGTH_DIFFERS_FROM_RETH == error ? 1L : 0L;
+            peer.assertAnomalies(Map.of(TransportCounter.DROP_UC_MESSAGE, drops + abandoned));
+        }
+    }
+
     // ---- access ------------------------------------------------------------------------------------------------
 
     @ParameterizedTest
