@@ -337,6 +337,12 @@ final class Requester
         {
             req.lastOpcode = opcode.code();
             wqe.state = WqeState.PROCESSING;
+            if (QpType.RC == qp.type)
+            {
+                // rxe update_state: the retransmit timer runs from the first packet sent, or a message stalled
+                // half-sent (send window, lost ACK for its AckReq) would wait forever.
+                completer.armRetransmitTimer(qp);
+            }
         }
         return true;
     }
