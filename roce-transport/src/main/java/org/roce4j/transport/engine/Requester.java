@@ -495,6 +495,15 @@ final class Requester
         {
             wqe.state = WqeState.PENDING;
             sq.requester++;
+            if (!wqe.opcode.isReadOrAtomic() && Psn.compare(qp.comp.psn, wqe.lastPsn) > 0 &&
+                sq.at(sq.completer) == wqe)
+            {
+                // Resent after a go-back-N retry, and the ACK for its last PSN (answering an earlier copy) came
+                // while it was still going out: the completer moved past it but only completes PENDING WQEs, and
+                // no later ACK is due. Every PSN of it is acknowledged: complete it now.
+                completer.complete(qp, wqe, WcStatus.SUCCESS);
+                return;
+            }
             completer.armRetransmitTimer(qp);
         }
         else
