@@ -302,7 +302,10 @@ final class Requester
         }
         if (QpType.RC == qp.type)
         {
-            bth.ackReq(ackRequested(req, place.isEnd()));
+            // Also on the packet that fills the send window: without it a window smaller than ackReqInterval
+            // would only reopen through the retransmit timeout (rxe's fixed 128-PSN window never meets its 64).
+            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config().sendWindow();
+            bth.ackReq(ackRequested(req, place.isEnd() || fillsWindow));
         }
         if (opcode.has(org.roce4j.wire.ExtHeader.RETH))
         {
