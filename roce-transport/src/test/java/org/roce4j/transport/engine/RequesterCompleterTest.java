@@ -894,6 +894,57 @@ class RequesterCompleterTest
         peer.assertAnomalies(Map.of());
     }
 
+    @Test
+    void retransmitTimerRunsWhileAMessageIsOnlyPartlySentSoALostAckCannotStallIt()
+    {
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS, config -> config.sendWindow(2),
+            attr -> attr.timeout = 10);
+        final long timeoutNs = 4_194_304;
+        final MemoryRegionEntry mr = local(peer);
+        final long t0 = peer.now();
+        postSend(peer, 1, mr, 0, 4 * MTU_BYTES);
+        assertEquals(List.of(S, S + 1), psns(peer.sent()));
+        assertEquals(RequesterStall.WINDOW, peer.qp.requesterStall());
+
+        // rxe update_state: the timer starts with the first packet sent, not with the message's last one.
+        assertEquals(t0 + timeoutNs, peer.engine.earliestDeadlineNs());
+        peer.advanceClockTo(t0 + timeoutNs);
+
+        final List<ScriptedPeer.Sent> resent = peer.sent();
+        assertEquals(List.of(S, S + 1), psns(resent));
+        assertEquals(Opcode.RC_SEND_FIRST, resent.get(0).opcode());
+        peer.deliver(peer.ack(S + 1, ACK));
+        assertEquals(List.of(S + 2, S + 3), psns(peer.sent()));
+        peer.deliver(peer.ack(S + 3, ACK));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
+        peer.assertAnomalies(Map.of(TransportCounter.RETRANSMIT_TIMEOUTS, 1L, TransportCounter.RETRIES, 1L,
+            TransportCounter.PACKETS_RETRANSMITTED, 2L));
+    }
+
+    @Test
+    void ackForTheLastPsnOfAMessageStillBeingResentCompletesItOnceResent()
+    {
+        // One packet per duty cycle, so the go-back-N resend of the WRITE is still in progress when the ACK that
+        // the responder sent for an earlier (duplicate) transmission of its last PSN arrives.
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS, config -> config.qpSendBudget(1),
+            attr -> attr.timeout = 10);
+        final MemoryRegionEntry mr = local(peer);
+        post(peer, WrOpcode.RDMA_WRITE, 1, mr, 0, 4 * MTU_BYTES, SendWqe.FLAG_SIGNALED);
+        assertEquals(List.of(S, S + 1, S + 2, S + 3), psns(peer.sent()));
+
+        peer.step(peer.nak(S + 1, AethHeader.NakCode.PSN_SEQUENCE_ERROR));
+        assertEquals(List.of(S + 1), psns(peer.sent()));
+        peer.step(peer.ack(S + 3, ACK));
+        assertEquals(0, peer.sendCompletions().size(), "not complete while its packets are still going out");
+        peer.run();
+
+        assertEquals(List.of(S + 2, S + 3), psns(peer.sent()));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
+        assertEquals(S + 4, peer.qp.completerPsn());
+        peer.assertAnomalies(Map.of(TransportCounter.NAK_SEQUENCE_RECEIVED, 1L, TransportCounter.RETRIES, 1L,
+            TransportCounter.PACKETS_RETRANSMITTED, 3L));
+    }
+
     // ---- BTH flags ---------------------------------------------------------------------------------------------
 
     @Test
@@ -917,6 +968,30 @@ class RequesterCompleterTest
         }
         // Packets 3 and 7 (every 4th), 9 (last of the first message), 11 (last of the second: the count restarts).
         assertEquals(List.of(3, 7, 9, 11), withAckReq);
+        peer.assertAnomalies(Map.of());
+    }
+
+    @Test
+    void packetThatFillsTheSendWindowRequestsAnAckSoTheWindowReopensWithoutATimeout()
+    {
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS, config -> config.sendWindow(3),
+            attr -> {});
+        final MemoryRegionEntry mr = local(peer);
+        postSend(peer, 1, mr, 0, 5 * MTU_BYTES);
+
+        List<ScriptedPeer.Sent> sent = peer.sent();
+        assertEquals(List.of(S, S + 1, S + 2), psns(sent));
+        assertFalse(sent.get(0).ackReq());
+        assertFalse(sent.get(1).ackReq());
+        assertTrue(sent.get(2).ackReq(), "the window is full after this packet: ask for the ACK that reopens it");
+
+        peer.deliver(peer.ack(S + 2, ACK));
+        sent = peer.sent();
+        assertEquals(List.of(S + 3, S + 4), psns(sent));
+        assertFalse(sent.get(0).ackReq());
+        assertTrue(sent.get(1).ackReq(), "last packet of the message");
+        peer.deliver(peer.ack(S + 4, ACK));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
         peer.assertAnomalies(Map.of());
     }
 

@@ -548,6 +548,21 @@ final class ScriptedPeer
     }
 
     /**
+     * Inject frames and run exactly one duty cycle (to interleave responses with a requester limited by its
+     * per-cycle packet budget).
+     *
+     * @param frames to deliver, in order.
+     */
+    void step(final byte[]... frames)
+    {
+        for (final byte[] frame : frames)
+        {
+            link.inject(frame);
+        }
+        engine.doWork();
+    }
+
+    /**
      * Run duty cycles until one does nothing (the clock does not move).
      */
     void run()
