@@ -114,7 +114,7 @@ final class Completer
                     break;
 
                 case CHECK_PSN:
-                    state = checkPsn(qp, wqe, psn, opcode);
+                    state = checkPsn(qp, wqe, psn, opcode, pkt);
                     break;
 
                 case CHECK_ACK:
@@ -168,19 +168,17 @@ final class Completer
                 }
 
                 case WRITE_SEND:
-                    if (wqe.opcode.isReadOrAtomic())
+                    if (wqe.opcode.isReadOrAtomic() && Psn.compare(psn, comp.psn) >= 0)
                     {
-                        // A plain ACK carries no READ data or atomic result: it can neither complete a READ or
-                        // atomic nor move the expected PSN past one (the requester would then resend it under a
-                        // different PSN and the responder would answer with another request's result).
-                        counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
-                        state = State.DONE;
+                        // A plain ACK at the PSN of a READ/atomic still waiting for its response carries no data:
+                        // taking it as progress would skip the response for good. Implied NAK, as for a
+                        // response past the READ/atomic (IBA 9.7.5.1.2).
+                        counters.increment(TransportCounter.IMPLIED_NAKS);
+                        state = State.ERROR_RETRY;
+                        break;
                     }
-                    else
-                    {
-                        state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn ?
-                            State.COMP_ACK : State.UPDATE_COMP;
-                    }
+                    state = WqeState.PENDING == wqe.state && wqe.lastPsn == psn && !wqe.opcode.isReadOrAtomic() ?
+                        State.COMP_ACK : State.UPDATE_COMP;
                     break;
 
                 case COMP_ACK:
@@ -200,9 +198,9 @@ final class Completer
                     break;
 
                 case UPDATE_COMP:
-                    comp.lastOpcode = opcode.position().isEnd() ? -1 : opcode.code();
                     if (Psn.compare(psn, comp.psn) >= 0)
                     {
+                        comp.lastOpcode = opcode.position().isEnd() ? -1 : opcode.code();
                         comp.psn = Psn.next(psn);
                     }
                     wakeRequester(qp);
@@ -236,7 +234,8 @@ final class Completer
     /**
      * rxe check_psn: relate the response PSN to the WQE and to the oldest unacknowledged PSN.
      */
-    private State checkPsn(final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode)
+    private State checkPsn(
+        final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode, final RoceFrameParser pkt)
     {
         if (Psn.compare(psn, wqe.lastPsn) > 0)
         {
@@ -262,8 +261,11 @@ final class Completer
             {
                 return State.COMP_ACK;
             }
-            if (Opcode.RC_ACKNOWLEDGE == opcode && isReadResponseInProgress(qp.comp.lastOpcode))
+            if (Opcode.RC_ACKNOWLEDGE == opcode && isReadResponseInProgress(qp.comp.lastOpcode) &&
+                AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()))
             {
+                // rxe: a NAK (say a remote access error) may end a READ response in progress. A plain ACK with an
+                // old PSN is only a late, reordered ACK: taking it would end the READ's response sequence.
                 return State.CHECK_ACK;
             }
             counters.increment(TransportCounter.DROP_STRAY_RESPONSE);

@@ -302,7 +302,10 @@ final class Requester
         }
         if (QpType.RC == qp.type)
         {
-            bth.ackReq(ackRequested(req, place.isEnd()));
+            // Also on the packet that fills the send window: without it a window smaller than ackReqInterval
+            // would only reopen through the retransmit timeout (rxe's fixed 128-PSN window never meets its 64).
+            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config().sendWindow();
+            bth.ackReq(ackRequested(req, place.isEnd() || fillsWindow));
         }
         if (opcode.has(org.roce4j.wire.ExtHeader.RETH))
         {
@@ -337,6 +340,12 @@ final class Requester
         {
             req.lastOpcode = opcode.code();
             wqe.state = WqeState.PROCESSING;
+            if (QpType.RC == qp.type)
+            {
+                // rxe update_state: the retransmit timer runs from the first packet sent, or a message stalled
+                // half-sent (send window, lost ACK for its AckReq) would wait forever.
+                completer.armRetransmitTimer(qp);
+            }
         }
         return true;
     }
@@ -489,6 +498,15 @@ final class Requester
         {
             wqe.state = WqeState.PENDING;
             sq.requester++;
+            if (!wqe.opcode.isReadOrAtomic() && Psn.compare(qp.comp.psn, wqe.lastPsn) > 0 &&
+                sq.at(sq.completer) == wqe)
+            {
+                // Resent after a go-back-N retry, and the ACK for its last PSN (answering an earlier copy) came
+                // while it was still going out: the completer moved past it but only completes PENDING WQEs, and
+                // no later ACK is due. Every PSN of it is acknowledged: complete it now.
+                completer.complete(qp, wqe, WcStatus.SUCCESS);
+                return;
+            }
             completer.armRetransmitTimer(qp);
         }
         else

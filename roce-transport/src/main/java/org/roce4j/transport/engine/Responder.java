@@ -522,8 +522,9 @@ final class Responder
             }
             if (0 == length)
             {
-                // C9-88: a zero-length READ or WRITE need not carry a valid address or rkey.
-                return State.EXECUTE;
+                // C9-88: a zero-length READ or WRITE need not carry a valid address or rkey. The length rule of
+                // check_rkey (payload == resid) still holds: a WRITE that announces 0 bytes must carry none.
+                return 0 == pkt.payloadLength() ? State.EXECUTE : State.ERR_LENGTH;
             }
         }
         else
@@ -971,6 +972,7 @@ final class Responder
         resp.ackPending = true;
         resp.ackPsn = psn;
         resp.ackSyndrome = AethHeader.SYNDROME_ACK_UNLIMITED;
+        resp.ackMsn = resp.msn;
         engine.listAck(qp);
     }
 
@@ -985,7 +987,7 @@ final class Responder
         final ResponderState resp = qp.resp;
         if (resp.ackPending)
         {
-            if (sendAck(qp, resp.ackSyndrome, resp.ackPsn))
+            if (sendAck(qp, resp.ackSyndrome, resp.ackPsn, resp.ackMsn))
             {
                 resp.ackPending = false;
             }
@@ -1004,12 +1006,17 @@ final class Responder
 
     private boolean sendAck(final QpContext qp, final int syndrome, final int psn)
     {
+        return sendAck(qp, syndrome, psn, qp.resp.msn);
+    }
+
+    private boolean sendAck(final QpContext qp, final int syndrome, final int psn, final int msn)
+    {
         final PacketSender sender = engine.sender();
         if (!sender.begin(qp.address, Opcode.RC_ACKNOWLEDGE, qp.attributes.destQpNum, psn, 0))
         {
             return false;
         }
-        sender.builder().aeth().syndrome(syndrome).msn(qp.resp.msn);
+        sender.builder().aeth().syndrome(syndrome).msn(msn);
         sender.builder().payloadLength(0);
         sender.end(0);
         if (AethHeader.TYPE_ACK == AethHeader.type(syndrome))

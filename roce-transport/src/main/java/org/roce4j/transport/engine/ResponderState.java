@@ -42,6 +42,8 @@ final class ResponderState
     boolean ackPending;
     int ackPsn;
     int ackSyndrome;
+    /** MSN when the pending ACK's request was executed: the ACK carries it, not the MSN at send time. */
+    int ackMsn;
 
     /** Responder resources (max_dest_rd_atomic, rounded up to a power of two as rxe does), recycled oldest-first. */
     ResponderResource[] resources = new ResponderResource[0];

@@ -50,6 +50,8 @@ final class EnginePair
         configure.accept(configB);
         a = new RoceEngine(linkA, configA);
         b = new RoceEngine(linkB, configB);
+        EngineHealthCheck.track(a);
+        EngineHealthCheck.track(b);
         for (int i = 0; i < completions.length; i++)
         {
             completions[i] = new WorkCompletion();

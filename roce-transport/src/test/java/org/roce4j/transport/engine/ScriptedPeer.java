@@ -1,0 +1,776 @@
+package org.roce4j.transport.engine;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.AsyncEvent;
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.Mtu;
+import org.roce4j.transport.QpAttrMask;
+import org.roce4j.transport.QpAttributes;
+import org.roce4j.transport.QpCapabilities;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.WorkCompletion;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.ExtHeader;
+import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.Icrc;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.header.AethHeader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * One engine under test facing a scripted peer: the test crafts every packet the peer sends with
+ * {@link RoceFrameBuilder} and looks at every packet the engine sends back, parsed into {@link Sent} records.
+ *
+ * <p>The engine runs in invoker mode on a {@link CachedNanoClock} that only moves when the test moves it, so no
+ * timer fires by accident. The engine's QP is connected to peer QP {@link #PEER_QPN} at {@link #PEER}'s address;
+ * its responder expects {@link #RQ_PSN} first and its requester starts at {@link #SQ_PSN}, path MTU 256.
+ */
+final class ScriptedPeer
+{
+    /** The engine's address. */
+    static final LinkAddress ENGINE = EnginePair.ADDRESS_A;
+    /** The scripted peer's address. */
+    static final LinkAddress PEER = EnginePair.ADDRESS_B;
+    /** The peer's QP number (the engine's QP is connected to it). */
+    static final int PEER_QPN = 0x77;
+    /** First PSN the engine's responder expects. */
+    static final int RQ_PSN = 0x100;
+    /** First PSN the engine's requester sends. */
+    static final int SQ_PSN = 0x500;
+    /** Path MTU of the engine's QP. */
+    static final Mtu MTU = Mtu.MTU_256;
+    /** {@link #MTU} in bytes. */
+    static final int MTU_BYTES = 256;
+    /** Q_Key of UD QPs. */
+    static final int QKEY = 0x1111_1111;
+    /** min_rnr_timer of the engine's QP: code 12, 0.64 ms. */
+    static final int MIN_RNR_TIMER = 12;
+    /** Clock value when the harness starts. */
+    static final long START_NS = 1_000_000_000L;
+
+    /** Counters that only move when something unusual happens; tests state each one they expect to move. */
+    private static final EnumSet<TransportCounter> ANOMALIES = EnumSet.complementOf(EnumSet.of(
+        TransportCounter.PACKETS_SENT, TransportCounter.PACKETS_RECEIVED, TransportCounter.PAYLOAD_BYTES_SENT,
+        TransportCounter.PAYLOAD_BYTES_RECEIVED, TransportCounter.ACKS_SENT, TransportCounter.ACKS_RECEIVED,
+        TransportCounter.SEND_COMPLETIONS, TransportCounter.RECEIVE_COMPLETIONS, TransportCounter.WINDOW_STALLS,
+        TransportCounter.ORD_STALLS, TransportCounter.FENCE_STALLS));
+
+    final CachedNanoClock clock = new CachedNanoClock();
+    final TestLink link;
+    final RoceEngine engine;
+    final QpContext qp;
+    final CompletionRing sendCq = new CompletionRing(1, 4096);
+    final CompletionRing recvCq = new CompletionRing(2, 4096);
+    final QpAttributes attributes = new QpAttributes();
+    private final RoceFrameBuilder builder = new RoceFrameBuilder();
+    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[16384]);
+    private final RoceFrameParser parser = new RoceFrameParser();
+    private long nextIova = 0x10_0000_0000L;
+
+    /**
+     * A packet the engine sent, parsed.
+     *
+     * @param opcode       opcode.
+     * @param destQp       BTH destination QP.
+     * @param psn          BTH PSN.
+     * @param ackReq       BTH AckReq.
+     * @param solicited    BTH SE.
+     * @param syndrome     AETH syndrome, -1 without AETH.
+     * @param msn          AETH MSN, -1 without AETH.
+     * @param payload      payload bytes.
+     * @param va           RETH/AtomicETH VA, 0 without.
+     * @param rkey         RETH/AtomicETH R_Key, 0 without.
+     * @param dmaLength    RETH DMA length, -1 without RETH.
+     * @param originalData AtomicAckETH original data, 0 without.
+     * @param swapAdd      AtomicETH swap/add, 0 without.
+     * @param compare      AtomicETH compare, 0 without.
+     */
+    record Sent(
+        Opcode opcode,
+        int destQp,
+        int psn,
+        boolean ackReq,
+        boolean solicited,
+        int syndrome,
+        int msn,
+        byte[] payload,
+        long va,
+        int rkey,
+        long dmaLength,
+        long originalData,
+        long swapAdd,
+        long compare)
+    {
+        /**
+         * @return e.g. {@code RC_ACKNOWLEDGE psn=0x100 syndrome=0x1f msn=1}.
+         */
+        public String toString()
+        {
+            return opcode + " psn=0x" + Integer.toHexString(psn) + (ackReq ? " A" : "") + (solicited ? " SE" : "") +
+                (syndrome >= 0 ? " syndrome=0x" + Integer.toHexString(syndrome) + " msn=" + msn : "") +
+                (payload.length > 0 ? " payload=" + payload.length : "") +
+                (dmaLength >= 0 ? " reth=0x" + Long.toHexString(va) + "/" + dmaLength : "");
+        }
+    }
+
+    private ScriptedPeer(final QpType type, final QpState upTo, final Consumer<EngineConfig> configure,
+        final Consumer<QpAttributes> tweak)
+    {
+        clock.update(START_NS);
+        final TestLink[] links = TestLink.pair(ENGINE, PEER, 1500);
+        link = links[0];
+        link.recordSent = true;
+        // Nobody polls the peer side: the test reads what the engine sent from the record.
+        link.dropWhen(frame -> true);
+        final EngineConfig config = new EngineConfig().clock(clock);
+        configure.accept(config);
+        engine = new RoceEngine(link, config);
+        EngineHealthCheck.track(engine);
+        final QpCapabilities caps = new QpCapabilities();
+        caps.maxSendWr = 64;
+        caps.maxRecvWr = 64;
+        caps.maxSendSge = 4;
+        caps.maxRecvSge = 4;
+        caps.maxInlineData = 64;
+        qp = engine.createQp(type, 1, caps, sendCq, recvCq, null, false);
+
+        final QpAttributes attr = attributes;
+        attr.qpAccessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
+        attr.qkey = QKEY;
+        attr.pathMtu = MTU;
+        attr.destQpNum = PEER_QPN;
+        attr.rqPsn = RQ_PSN;
+        attr.sqPsn = SQ_PSN;
+        attr.ahAttr.dgid(LinkAddress.IPV4_MAPPED_HIGH, PEER.ipv4MappedLow()).sgidIndex(1).hopLimit(64);
+        attr.minRnrTimer = MIN_RNR_TIMER;
+        attr.timeout = 14;
+        attr.retryCnt = 7;
+        attr.rnrRetry = 7;
+        attr.maxRdAtomic = 4;
+        attr.maxDestRdAtomic = 4;
+        tweak.accept(attr);
+
+        attr.qpState = QpState.INIT;
+        engine.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS | QpAttrMask.QKEY);
+        if (upTo.ordinal() >= QpState.RTR.ordinal())
+        {
+            attr.qpState = QpState.RTR;
+            engine.modifyQp(qp, attr, type.isDatagram() ? QpAttrMask.STATE : QpAttrMask.STATE | QpAttrMask.AV |
+                QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC |
+                QpAttrMask.MIN_RNR_TIMER);
+        }
+        if (upTo.ordinal() >= QpState.RTS.ordinal())
+        {
+            attr.qpState = QpState.RTS;
+            engine.modifyQp(qp, attr, QpType.RC == type ? QpAttrMask.STATE | QpAttrMask.SQ_PSN |
+                QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT | QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC :
+                QpAttrMask.STATE | QpAttrMask.SQ_PSN);
+        }
+        run();
+        events();
+    }
+
+    /**
+     * @return an RC QP in RTS with the defaults.
+     */
+    static ScriptedPeer rc()
+    {
+        return create(QpType.RC, QpState.RTS, config -> {}, attr -> {});
+    }
+
+    /**
+     * @param tweak changes to the default QP attributes.
+     * @return an RC QP in RTS.
+     */
+    static ScriptedPeer rc(final Consumer<QpAttributes> tweak)
+    {
+        return create(QpType.RC, QpState.RTS, config -> {}, tweak);
+    }
+
+    /**
+     * @param type      QP type.
+     * @param upTo      state to bring the QP to (INIT, RTR or RTS).
+     * @param configure changes to the engine configuration.
+     * @param tweak     changes to the default QP attributes.
+     * @return the harness.
+     */
+    static ScriptedPeer create(final QpType type, final QpState upTo, final Consumer<EngineConfig> configure,
+        final Consumer<QpAttributes> tweak)
+    {
+        return new ScriptedPeer(type, upTo, configure, tweak);
+    }
+
+    // ---- memory and work requests ------------------------------------------------------------------------------
+
+    /**
+     * Register zeroed memory in PD 1 at a fresh IOVA.
+     *
+     * @param size   bytes.
+     * @param access access flags.
+     * @return the region.
+     */
+    MemoryRegionEntry mr(final int size, final int access)
+    {
+        return mrInPd(size, access, 1);
+    }
+
+    /**
+     * Register zeroed memory at a fresh IOVA.
+     *
+     * @param size   bytes.
+     * @param access access flags.
+     * @param pd     protection domain handle.
+     * @return the region.
+     */
+    MemoryRegionEntry mrInPd(final int size, final int access, final int pd)
+    {
+        final long iova = nextIova;
+        nextIova += 1L << 24;
+        return engine.registerMemory(iova, access, pd, new UnsafeBuffer(new byte[size]));
+    }
+
+    /**
+     * Post a receive WR with one SGE.
+     *
+     * @param wrId   id.
+     * @param mr     region.
+     * @param offset into the region.
+     * @param length bytes.
+     */
+    void postRecv(final long wrId, final MemoryRegionEntry mr, final int offset, final int length)
+    {
+        EnginePair.postRecv(qp, wrId, mr, offset, length);
+    }
+
+    /**
+     * Post a send WR and run the engine.
+     *
+     * @param fill fills the WQE.
+     */
+    void post(final Consumer<SendWqe> fill)
+    {
+        EnginePair.post(engine, qp, fill);
+        run();
+    }
+
+    /**
+     * Move the QP to a state with no other attribute.
+     *
+     * @param state target.
+     */
+    void moveTo(final QpState state)
+    {
+        attributes.qpState = state;
+        engine.modifyQp(qp, attributes, QpAttrMask.STATE);
+        run();
+    }
+
+    // ---- packets the peer sends --------------------------------------------------------------------------------
+
+    /**
+     * Build a frame from the peer to the engine (IPv4).
+     *
+     * @param opcode  opcode.
+     * @param destQp  destination QP.
+     * @param psn     PSN.
+     * @param payload payload.
+     * @param headers sets BTH flags and extension headers.
+     * @return the frame.
+     */
+    byte[] frame(final Opcode opcode, final int destQp, final int psn, final byte[] payload,
+        final Consumer<RoceFrameBuilder> headers)
+    {
+        return frameBetween(PEER.ipv4(), ENGINE.ipv4(), opcode, destQp, psn, payload, headers);
+    }
+
+    /**
+     * Build an IPv4 frame between any two addresses.
+     *
+     * @param sourceIp      IPv4 source.
+     * @param destinationIp IPv4 destination.
+     * @param opcode        opcode.
+     * @param destQp        destination QP.
+     * @param psn           PSN.
+     * @param payload       payload.
+     * @param headers       sets BTH flags and extension headers.
+     * @return the frame.
+     */
+    byte[] frameBetween(final int sourceIp, final int destinationIp, final Opcode opcode, final int destQp,
+        final int psn, final byte[] payload, final Consumer<RoceFrameBuilder> headers)
+    {
+        builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac()).ipv4(sourceIp, destinationIp).udp(0xC0DE)
+            .bth(opcode, destQp, psn);
+        return finish(payload, headers);
+    }
+
+    /**
+     * Build an IPv6 frame from a link-local peer address to the engine's link-local GID.
+     *
+     * @param opcode  opcode.
+     * @param destQp  destination QP.
+     * @param psn     PSN.
+     * @param payload payload.
+     * @param headers sets BTH flags and extension headers.
+     * @return the frame.
+     */
+    byte[] frameIpv6(final Opcode opcode, final int destQp, final int psn, final byte[] payload,
+        final Consumer<RoceFrameBuilder> headers)
+    {
+        builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac())
+            .ipv6(LinkAddress.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
+            .udp(0xC0DE);
+        builder.ipv6Header().versionClassFlow(0x0A, 0x12345).hopLimit(17);
+        builder.bth(opcode, destQp, psn);
+        return finish(payload, headers);
+    }
+
+    private byte[] finish(final byte[] payload, final Consumer<RoceFrameBuilder> headers)
+    {
+        headers.accept(builder);
+        builder.payload(new UnsafeBuffer(payload), 0, payload.length);
+        final int length = builder.finish();
+        final byte[] frame = new byte[length];
+        scratch.getBytes(0, frame);
+        return frame;
+    }
+
+    /**
+     * Rewrite the BTH PadCnt of a finished frame and seal it again with a correct ICRC, so the only thing wrong
+     * with it is the pad count (the payload length the receiver derives changes with it).
+     *
+     * @param frame    a frame built by this harness.
+     * @param padCount 0..3.
+     * @return a new frame.
+     */
+    static byte[] withPadCount(final byte[] frame, final int padCount)
+    {
+        final byte[] copy = frame.clone();
+        final UnsafeBuffer buffer = new UnsafeBuffer(copy);
+        final RoceFrameParser p = new RoceFrameParser();
+        assertEquals(FrameStatus.OK, p.parse(buffer, 0, copy.length));
+        p.bth().padCount(padCount);
+        Icrc.write(buffer, p.icrcOffset(), new Icrc().compute(buffer, p.ipOffset(), p.ipVersion(),
+            p.ipHeaderLength(), p.icrcOffset()));
+        return copy;
+    }
+
+    /**
+     * A SEND packet (RC or UC) to the engine's QP.
+     *
+     * @param opcode  a SEND opcode.
+     * @param psn     PSN.
+     * @param payload payload.
+     * @param ackReq  AckReq bit.
+     * @return the frame.
+     */
+    byte[] send(final Opcode opcode, final int psn, final byte[] payload, final boolean ackReq)
+    {
+        return frame(opcode, qp.qpn(), psn, payload, b -> b.bthHeader().ackReq(ackReq));
+    }
+
+    /**
+     * An RDMA WRITE packet (RC or UC) to the engine's QP; the RETH is filled when the opcode has one.
+     *
+     * @param opcode    a WRITE opcode.
+     * @param psn       PSN.
+     * @param payload   payload.
+     * @param va        RETH VA.
+     * @param rkey      RETH R_Key.
+     * @param dmaLength RETH DMA length.
+     * @param ackReq    AckReq bit.
+     * @return the frame.
+     */
+    byte[] write(final Opcode opcode, final int psn, final byte[] payload, final long va, final int rkey,
+        final long dmaLength, final boolean ackReq)
+    {
+        return frame(opcode, qp.qpn(), psn, payload, b ->
+        {
+            b.bthHeader().ackReq(ackReq);
+            if (opcode.has(ExtHeader.RETH))
+            {
+                b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
+            }
+        });
+    }
+
+    /**
+     * An RDMA READ request (AckReq set, as requesters do).
+     *
+     * @param psn       PSN.
+     * @param va        RETH VA.
+     * @param rkey      RETH R_Key.
+     * @param dmaLength RETH DMA length.
+     * @return the frame.
+     */
+    byte[] read(final int psn, final long va, final int rkey, final long dmaLength)
+    {
+        return frame(Opcode.RC_RDMA_READ_REQUEST, qp.qpn(), psn, new byte[0], b ->
+        {
+            b.bthHeader().ackReq(true);
+            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
+        });
+    }
+
+    /**
+     * An atomic request.
+     *
+     * @param opcode  RC_COMPARE_SWAP or RC_FETCH_ADD.
+     * @param psn     PSN.
+     * @param va      target.
+     * @param rkey    R_Key.
+     * @param swapAdd swap value or addend.
+     * @param compare compare value.
+     * @return the frame.
+     */
+    byte[] atomic(final Opcode opcode, final int psn, final long va, final int rkey, final long swapAdd,
+        final long compare)
+    {
+        return frame(opcode, qp.qpn(), psn, new byte[0], b ->
+        {
+            b.bthHeader().ackReq(true);
+            b.atomicEth().va(va).rkey(rkey).swapAdd(swapAdd).compare(compare);
+        });
+    }
+
+    /**
+     * A UD SEND to a QP of the engine.
+     *
+     * @param destQp  the engine's QP.
+     * @param qkey    DETH Q_Key.
+     * @param payload payload.
+     * @return the frame.
+     */
+    byte[] ud(final int destQp, final int qkey, final byte[] payload)
+    {
+        return frame(Opcode.UD_SEND_ONLY, destQp, 0x42, payload, b -> b.deth().qkey(qkey).srcQp(PEER_QPN));
+    }
+
+    /**
+     * An ACK or NAK to the engine's requester.
+     *
+     * @param psn      PSN.
+     * @param syndrome AETH syndrome.
+     * @return the frame.
+     */
+    byte[] ack(final int psn, final int syndrome)
+    {
+        return frame(Opcode.RC_ACKNOWLEDGE, qp.qpn(), psn, new byte[0], b -> b.aeth().syndrome(syndrome).msn(0));
+    }
+
+    /**
+     * A NAK with a NAK code.
+     *
+     * @param psn  PSN.
+     * @param code NAK code.
+     * @return the frame.
+     */
+    byte[] nak(final int psn, final AethHeader.NakCode code)
+    {
+        return ack(psn, code.syndrome());
+    }
+
+    /**
+     * An RNR NAK.
+     *
+     * @param psn       PSN.
+     * @param timerCode RNR timer code 0..31.
+     * @return the frame.
+     */
+    byte[] rnrNak(final int psn, final int timerCode)
+    {
+        return ack(psn, AethHeader.TYPE_RNR_NAK | timerCode);
+    }
+
+    /**
+     * A READ response packet (with an ACK AETH when the opcode carries one).
+     *
+     * @param opcode  a READ response opcode.
+     * @param psn     PSN.
+     * @param payload data.
+     * @return the frame.
+     */
+    byte[] readResponse(final Opcode opcode, final int psn, final byte[] payload)
+    {
+        return frame(opcode, qp.qpn(), psn, payload, b ->
+        {
+            if (opcode.has(ExtHeader.AETH))
+            {
+                b.aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(0);
+            }
+        });
+    }
+
+    /**
+     * An ATOMIC ACKNOWLEDGE.
+     *
+     * @param psn      PSN.
+     * @param original original data.
+     * @return the frame.
+     */
+    byte[] atomicAck(final int psn, final long original)
+    {
+        return frame(Opcode.RC_ATOMIC_ACKNOWLEDGE, qp.qpn(), psn, new byte[0], b ->
+        {
+            b.aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(0);
+            b.atomicAckEth().originalData(original);
+        });
+    }
+
+    // ---- running and observing ---------------------------------------------------------------------------------
+
+    /**
+     * Inject frames (all in one receive batch when they fit) and run the engine until it is quiet.
+     *
+     * @param frames to deliver, in order.
+     */
+    void deliver(final byte[]... frames)
+    {
+        for (final byte[] frame : frames)
+        {
+            link.inject(frame);
+        }
+        run();
+    }
+
+    /**
+     * Inject frames and run exactly one duty cycle (to interleave responses with a requester limited by its
+     * per-cycle packet budget).
+     *
+     * @param frames to deliver, in order.
+     */
+    void step(final byte[]... frames)
+    {
+        for (final byte[] frame : frames)
+        {
+            link.inject(frame);
+        }
+        engine.doWork();
+    }
+
+    /**
+     * Run duty cycles until one does nothing (the clock does not move).
+     */
+    void run()
+    {
+        int cycles = 0;
+        while (0 != engine.doWork())
+        {
+            if (++cycles > 100_000)
+            {
+                fail("engine never went quiet: " + engine.counters());
+            }
+        }
+    }
+
+    /**
+     * Set the clock and run.
+     *
+     * @param nowNs new clock value.
+     */
+    void advanceClockTo(final long nowNs)
+    {
+        clock.update(nowNs);
+        run();
+    }
+
+    /**
+     * @return the current clock value.
+     */
+    long now()
+    {
+        return clock.nanoTime();
+    }
+
+    /**
+     * Take every packet the engine sent since the last call.
+     *
+     * @return them, parsed, in order.
+     */
+    List<Sent> sent()
+    {
+        final List<Sent> out = new ArrayList<>();
+        byte[] frame;
+        while (null != (frame = link.sent.pollFirst()))
+        {
+            out.add(parse(frame));
+        }
+        return out;
+    }
+
+    /**
+     * Take the packets sent since the last call and require exactly one.
+     *
+     * @return it.
+     */
+    Sent onlySent()
+    {
+        final List<Sent> all = sent();
+        assertEquals(1, all.size(), "packets sent: " + all);
+        return all.get(0);
+    }
+
+    private Sent parse(final byte[] frame)
+    {
+        final RoceFrameParser p = parser;
+        assertEquals(FrameStatus.OK, p.parse(new UnsafeBuffer(frame), 0, frame.length), "engine sent a bad frame");
+        final Opcode opcode = p.opcode();
+        final byte[] payload = new byte[p.payloadLength()];
+        p.buffer().getBytes(p.payloadOffset(), payload);
+        final boolean aeth = opcode.has(ExtHeader.AETH);
+        long va = 0;
+        int rkey = 0;
+        long dmaLength = -1;
+        long swapAdd = 0;
+        long compare = 0;
+        if (opcode.has(ExtHeader.RETH))
+        {
+            va = p.reth().va();
+            rkey = p.reth().rkey();
+            dmaLength = p.reth().dmaLength();
+        }
+        if (opcode.has(ExtHeader.ATOMIC_ETH))
+        {
+            va = p.atomicEth().va();
+            rkey = p.atomicEth().rkey();
+            swapAdd = p.atomicEth().swapAdd();
+            compare = p.atomicEth().compare();
+        }
+        return new Sent(opcode, p.bth().destQp(), p.bth().psn(), p.bth().ackReq(), p.bth().solicitedEvent(),
+            aeth ? p.aeth().syndrome() : -1, aeth ? p.aeth().msn() : -1, payload, va, rkey, dmaLength,
+            opcode.has(ExtHeader.ATOMIC_ACK_ETH) ? p.atomicAckEth().originalData() : 0, swapAdd, compare);
+    }
+
+    /**
+     * @return completions waiting on the send CQ.
+     */
+    List<WorkCompletion> sendCompletions()
+    {
+        return drain(sendCq);
+    }
+
+    /**
+     * @return completions waiting on the receive CQ.
+     */
+    List<WorkCompletion> recvCompletions()
+    {
+        return drain(recvCq);
+    }
+
+    static List<WorkCompletion> drain(final CompletionRing cq)
+    {
+        final List<WorkCompletion> out = new ArrayList<>();
+        final WorkCompletion[] batch = new WorkCompletion[16];
+        for (int i = 0; i < batch.length; i++)
+        {
+            batch[i] = new WorkCompletion();
+        }
+        int n;
+        while ((n = cq.poll(batch, 0, batch.length)) > 0)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                final WorkCompletion copy = new WorkCompletion();
+                final WorkCompletion wc = batch[i];
+                copy.set(wc.wrId(), wc.status(), wc.opcode(), wc.byteLen(), wc.immData(), wc.qpNum(), wc.srcQp(),
+                    wc.wcFlags(), wc.invalidatedRkey());
+                out.add(copy);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @return asynchronous events raised since the last call, PORT_ACTIVE left out.
+     */
+    List<AsyncEventType> events()
+    {
+        final List<AsyncEventType> out = new ArrayList<>();
+        AsyncEvent event;
+        while (null != (event = engine.pollEvent()))
+        {
+            if (AsyncEventType.PORT_ACTIVE != event.type())
+            {
+                out.add(event.type());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param counter a counter.
+     * @return its value.
+     */
+    long counter(final TransportCounter counter)
+    {
+        return engine.counters().get(counter);
+    }
+
+    /**
+     * Every anomaly counter (drops, NAKs, duplicates, retries, errors...) must have the value given, or 0 when not
+     * listed: a rule firing must be visible in exactly its own counter.
+     *
+     * @param expected counters expected to have moved.
+     */
+    void assertAnomalies(final Map<TransportCounter, Long> expected)
+    {
+        for (final TransportCounter counter : ANOMALIES)
+        {
+            assertEquals(expected.getOrDefault(counter, 0L).longValue(), counter(counter),
+                counter + " in " + engine.counters());
+        }
+    }
+
+    /**
+     * @param length bytes.
+     * @param seed   varies the pattern.
+     * @return a recognizable byte pattern.
+     */
+    static byte[] pattern(final int length, final int seed)
+    {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++)
+        {
+            bytes[i] = (byte)(i * 7 + seed * 31 + 1);
+        }
+        return bytes;
+    }
+
+    /**
+     * @param mr     region.
+     * @param offset into it.
+     * @param length bytes.
+     * @return a copy of those bytes.
+     */
+    static byte[] bytesOf(final MemoryRegionEntry mr, final int offset, final int length)
+    {
+        final byte[] out = new byte[length];
+        mr.memory().getBytes(offset, out);
+        return out;
+    }
+
+    /**
+     * @param bytes  source.
+     * @param from   first index.
+     * @param length bytes.
+     * @return the slice.
+     */
+    static byte[] slice(final byte[] bytes, final int from, final int length)
+    {
+        return Arrays.copyOfRange(bytes, from, from + length);
+    }
+}
