@@ -133,6 +133,11 @@ final class ContainerRxePeer extends RxePeer
         return container.getMappedPort(guestPort);
     }
 
+    public String tunnelSpec(final String pcapName, final double loss, final long seed)
+    {
+        throw new UnsupportedOperationException("a container peer has no dgram tunnel; use the udp or pcap link");
+    }
+
     public String hostAddressForGuest(final int hostPort)
     {
         // Testcontainers' port-forwarding sidecar makes host ports reachable under this name.

@@ -166,6 +166,12 @@ final class QemuRxePeer extends RxePeer
         return TunnelLink.open(linkConfig().withPcap(pcap));
     }
 
+    public String tunnelSpec(final String pcapName, final double loss, final long seed)
+    {
+        final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
+        return linkConfig().withPcap(pcap).withLoss(loss, seed).toSpec();
+    }
+
     /**
      * @return the tunnel link settings that match this guest (no pcap).
      */

@@ -152,10 +152,31 @@ public abstract class RxePeer implements AutoCloseable
     public abstract TunnelLink openLink(String pcapName) throws IOException;
 
     /**
+     * The link spec of a tunnel to the guest's RoCE NIC, for commands that take {@code --link} (such as
+     * {@code roce pingpong}), recording to {@code interop-tests/target/pcaps/<pcapName>.pcap}.
+     *
+     * @param pcapName file name without extension, or null for no recording.
+     * @param loss     fraction of frames the link drops on purpose each way (0 for none).
+     * @param seed     seed of those drops.
+     * @return the spec.
+     * @throws UnsupportedOperationException for a container peer.
+     */
+    public abstract String tunnelSpec(String pcapName, double loss, long seed);
+
+    /**
      * @param guestPort a port given in {@link RxePeerOptions#hostfwd()}.
      * @return the host port that reaches it.
      */
     protected abstract int hostPortFor(int guestPort);
+
+    /**
+     * @param guestPort a port given in {@link RxePeerOptions#hostfwd()}.
+     * @return the host port (on 127.0.0.1) that reaches it.
+     */
+    public int forwardedPort(final int guestPort)
+    {
+        return hostPortFor(guestPort);
+    }
 
     /**
      * @param hostPort a TCP port on the host's 127.0.0.1.

@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = "Two roce4j endpoints in one JVM, joined by the in-memory fabric: SEND, RDMA WRITE, WRITE with " +
-        "immediate, RDMA READ, compare-and-swap and fetch-and-add, then the same with 5% of the frames lost, every " +
+        "immediate, RDMA READ, compare-and-swap and fetch-and-add, then the same with 5%% of the frames lost, every " +
         "packet decoded. --showcase instead builds one frame of every opcode and prints it field by field. " +
         "Touches no network.")
 public final class DemoCommand implements Callable<Integer>

@@ -20,8 +20,9 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description = "roce4j: a pure-Java RoCEv2 endpoint. Decode captures, build and show RoCEv2 traffic.",
     subcommands = {
-        DecodeCommand.class,
         DemoCommand.class,
+        DecodeCommand.class,
+        PingpongCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class RoceCommand implements Runnable

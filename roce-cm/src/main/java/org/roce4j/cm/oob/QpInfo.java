@@ -1,7 +1,5 @@
 package org.roce4j.cm.oob;
 
-import org.roce4j.wire.header.Ipv6Header;
-
 /**
  * What two peers exchange out of band to connect their QPs: LID, QPN, PSN and GID, and for RDMA tools the rkey
  * and virtual address of a buffer.
@@ -65,7 +63,6 @@ public record QpInfo(int lid, int qpn, int psn, long gidHigh, long gidLow, int r
      */
     public String toString()
     {
-        return String.format("LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s", lid, qpn, psn,
-            Ipv6Header.addressToString(gidHigh, gidLow));
+        return GidText.address(this);
     }
 }

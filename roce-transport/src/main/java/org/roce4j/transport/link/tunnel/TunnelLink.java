@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.agrona.MutableDirectBuffer;
@@ -158,6 +159,9 @@ public final class TunnelLink implements Link
     private volatile long arpFailures;
 
     private final UnsafeBuffer receiveBuffer;
+    /** Fraction of non-ARP frames dropped on purpose in each direction (fault injection). */
+    private final double loss;
+    private final SplittableRandom lossRandom;
     private final ByteBuffer receiveView;
     private final UnsafeBuffer controlBuffer;
     private final ByteBuffer controlView;
@@ -193,6 +197,8 @@ public final class TunnelLink implements Link
         this.name = "tunnel:" + config.bindHost() + ":" + localPort + "->" + config.peerHost() + ":" +
             config.peerPort();
         this.arpIntervalNs = config.arpIntervalMs() * 1_000_000L;
+        this.loss = config.loss();
+        this.lossRandom = new SplittableRandom(config.lossSeed());
 
         maxFrameLength = config.mtu() + MAX_L2_OVERHEAD;
         slotSize = (maxFrameLength + SLOT_ALIGNMENT - 1) & -SLOT_ALIGNMENT;
@@ -420,6 +426,13 @@ public final class TunnelLink implements Link
                 slotClaimed[slot] + " bytes and a frame needs at least " + EthernetHeader.LENGTH);
         }
         slotLength[slot] = length;
+        if (loss > 0 && lossRandom.nextDouble() < loss)
+        {
+            // Fault injection: the frame is lost on its way out (recorded nowhere, as a cable would).
+            counters.increment(LinkCounter.INJECTED_DROPS);
+            slotState[slot] = SLOT_ABORTED;
+            return;
+        }
         slotState[slot] = SLOT_COMMITTED;
     }
 
@@ -680,6 +693,12 @@ public final class TunnelLink implements Link
         if (mac != destination)
         {
             counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return false;
+        }
+        if (loss > 0 && lossRandom.nextDouble() < loss)
+        {
+            // Fault injection: the frame is lost on its way in.
+            counters.increment(LinkCounter.INJECTED_DROPS);
             return false;
         }
         counters.increment(LinkCounter.FRAMES_RECEIVED);

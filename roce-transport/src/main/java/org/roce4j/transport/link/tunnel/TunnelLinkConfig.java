@@ -31,6 +31,9 @@ import org.roce4j.wire.header.Ipv4Header;
  * @param arpIntervalMs time between ARP requests, 1..60000 ms.
  * @param ringFrames    frames the send ring holds between {@code flush()} calls, 1..65536.
  * @param arpQueueFrames frames held while their destination is being resolved, 0..4096 (0: drop at once).
+ * @param loss          fraction of frames (not ARP) dropped in each direction on purpose, 0..1: fault injection on
+ *                      the Java side of the tunnel (spec option {@code loss=0.02}).
+ * @param lossSeed      seed of the loss decisions (spec option {@code seed=N}), so a run can be repeated.
  */
 public record TunnelLinkConfig(
     String bindHost,
@@ -45,7 +48,9 @@ public record TunnelLinkConfig(
     int arpRetries,
     int arpIntervalMs,
     int ringFrames,
-    int arpQueueFrames)
+    int arpQueueFrames,
+    double loss,
+    long lossSeed)
 {
     /** Prefix of a tunnel link spec. */
     public static final String SCHEME = "tunnel:";
@@ -109,7 +114,8 @@ public record TunnelLinkConfig(
         final String bindHost, final int bindPort, final String peerHost, final int peerPort, final int ipv4)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, defaultMac(ipv4), NO_MAC, null,
-            DEFAULT_MTU, DEFAULT_ARP_RETRIES, DEFAULT_ARP_INTERVAL_MS, DEFAULT_RING_FRAMES, DEFAULT_ARP_QUEUE_FRAMES);
+            DEFAULT_MTU, DEFAULT_ARP_RETRIES, DEFAULT_ARP_INTERVAL_MS, DEFAULT_RING_FRAMES, DEFAULT_ARP_QUEUE_FRAMES, 0.0,
+            0L);
     }
 
     /**
@@ -125,13 +131,24 @@ public record TunnelLinkConfig(
     }
 
     /**
+     * @param newLoss fraction of frames dropped each way, 0..1.
+     * @param seed    seed of the drops.
+     * @return a copy with that loss.
+     */
+    public TunnelLinkConfig withLoss(final double newLoss, final long seed)
+    {
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
+            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, newLoss, seed);
+    }
+
+    /**
      * @param newPcap file to record to, or null.
      * @return a copy recording to that file.
      */
     public TunnelLinkConfig withPcap(final Path newPcap)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, newPcap, mtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames);
+            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
     }
 
     /**
@@ -141,7 +158,7 @@ public record TunnelLinkConfig(
     public TunnelLinkConfig withMtu(final int newMtu)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, newMtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames);
+            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
     }
 
     /**
@@ -151,7 +168,7 @@ public record TunnelLinkConfig(
     public TunnelLinkConfig withPeerMac(final long newPeerMac)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, newPeerMac, pcap, mtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames);
+            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
     }
 
     /**
@@ -162,7 +179,7 @@ public record TunnelLinkConfig(
     public TunnelLinkConfig withArp(final int retries, final int interval)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
-            retries, interval, ringFrames, arpQueueFrames);
+            retries, interval, ringFrames, arpQueueFrames, loss, lossSeed);
     }
 
     /**
@@ -173,7 +190,7 @@ public record TunnelLinkConfig(
     public TunnelLinkConfig withQueues(final int frames, final int queued)
     {
         return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
-            arpRetries, arpIntervalMs, frames, queued);
+            arpRetries, arpIntervalMs, frames, queued, loss, lossSeed);
     }
 
     /**
@@ -222,6 +239,7 @@ public record TunnelLinkConfig(
             .append(",arp-interval-ms=").append(arpIntervalMs)
             .append(",ring=").append(ringFrames)
             .append(",arp-queue=").append(arpQueueFrames)
+            .append(0.0 == loss ? "" : ",loss=" + loss + ",seed=" + lossSeed)
             .toString();
     }
 
@@ -245,6 +263,8 @@ public record TunnelLinkConfig(
         int arpIntervalMs = DEFAULT_ARP_INTERVAL_MS;
         int ringFrames = DEFAULT_RING_FRAMES;
         int arpQueueFrames = DEFAULT_ARP_QUEUE_FRAMES;
+        double loss = 0.0;
+        long lossSeed = 0L;
         final Set<String> seen = new HashSet<>();
         if (-1 != comma)
         {
@@ -294,9 +314,15 @@ public record TunnelLinkConfig(
                     case "arp-queue":
                         arpQueueFrames = parseInt(key, value);
                         break;
+                    case "loss":
+                        loss = parseFraction(key, value);
+                        break;
+                    case "seed":
+                        lossSeed = parseLong(key, value);
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown option '" + key + "' (known: ip, mac, peer-mac, " +
-                            "pcap, mtu, arp-retries, arp-interval-ms, ring, arp-queue)");
+                            "pcap, mtu, arp-retries, arp-interval-ms, ring, arp-queue, loss, seed)");
                 }
             }
         }
@@ -307,7 +333,37 @@ public record TunnelLinkConfig(
         return new TunnelLinkConfig(
             parts[0], parsePort("BIND_PORT", parts[1]), parts[2], parsePort("PEER_PORT", parts[3]), ip,
             null == mac ? defaultMac(ip) : mac, peerMac, pcap, mtu, arpRetries, arpIntervalMs, ringFrames,
-            arpQueueFrames);
+            arpQueueFrames, loss, lossSeed);
+    }
+
+    private static double parseFraction(final String key, final String value)
+    {
+        final double fraction;
+        try
+        {
+            fraction = Double.parseDouble(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("option '" + key + "' must be a number, got '" + value + "'");
+        }
+        if (!(fraction >= 0.0 && fraction <= 1.0))
+        {
+            throw new IllegalArgumentException("option '" + key + "' must be 0..1, got " + value);
+        }
+        return fraction;
+    }
+
+    private static long parseLong(final String key, final String value)
+    {
+        try
+        {
+            return Long.decode(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("option '" + key + "' must be an integer, got '" + value + "'");
+        }
     }
 
     /**

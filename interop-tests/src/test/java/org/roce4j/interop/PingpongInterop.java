@@ -1,0 +1,208 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.roce4j.cli.RoceCommand;
+import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.pcap.PcapReader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Runs {@code roce pingpong} (in process, through the real command line) against rxe's own ibv_*_pingpong in the
+ * guest, in either role, and checks both sides' output: exit codes, iteration and byte counts, no failed -c check,
+ * and that every RoCE frame recorded on the tunnel has a good ICRC.
+ */
+final class PingpongInterop
+{
+    /** ibv_*_pingpong's out-of-band TCP port. */
+    static final int PINGPONG_PORT = 18515;
+    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(5);
+    private static final Pattern BYTES = Pattern.compile("(\\d+) bytes in ([0-9.]+) seconds = ([0-9.]+) Mbit/sec");
+    private static final Pattern ITERS = Pattern.compile("(\\d+) iters in ([0-9.]+) seconds = ([0-9.]+) usec/iter");
+
+    private PingpongInterop()
+    {
+    }
+
+    /** What one run looked like. */
+    record Outcome(String roceOutput, String rxeOutput, double usecPerIter, long frames, long elapsedMs)
+    {
+    }
+
+    /**
+     * @param transport rc, uc or ud.
+     * @return the C example for it.
+     */
+    static String cTool(final String transport)
+    {
+        return "ibv_" + transport + "_pingpong";
+    }
+
+    static Outcome roceAsClient(
+        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
+        final double loss, final long seed) throws IOException
+    {
+        final long start = System.nanoTime();
+        final String tool = cTool(transport);
+        peer.kill("pp");
+        peer.start("pp", tool + " " + cOptions(peer, transport, size, mtu, iters));
+        peer.awaitGuestListening(PINGPONG_PORT, Duration.ofSeconds(60));
+        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, loss, seed);
+        args.add("-p");
+        args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
+        args.add("127.0.0.1");
+        final Result roce = runRoce(args);
+        final int rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
+        final String rxeOutput = peer.log("pp");
+        return check(name, transport, size, iters, roce, rxeExit, rxeOutput, start);
+    }
+
+    static Outcome roceAsServer(
+        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
+        final double loss, final long seed) throws IOException
+    {
+        final long start = System.nanoTime();
+        final int hostPort = PeerTools.freeTcpPort();
+        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, loss, seed);
+        args.add("-p");
+        args.add(Integer.toString(hostPort));
+        final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
+        final String address = peer.hostAddressForGuest(hostPort);
+        final String host = address.substring(0, address.lastIndexOf(':'));
+        peer.kill("pp");
+        // The Java server may not listen yet: the C client retries its connect a few times in a loop here.
+        peer.start("pp", "i=0; while [ $i -lt 100 ]; do " + cTool(transport) + " " +
+            cOptions(peer, transport, size, mtu, iters) + " -p " + hostPort + " " + host + " && exit 0; " +
+            "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
+            "exit 1");
+        final int rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
+        final Result result;
+        try
+        {
+            result = roce.get(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        }
+        catch (final Exception ex)
+        {
+            throw new AssertionError("roce pingpong server did not finish; rxe said:\n" + peer.log("pp"), ex);
+        }
+        return check(name, transport, size, iters, result, rxeExit, peer.log("pp"), start);
+    }
+
+    private static String cOptions(final RxePeer peer, final String transport, final int size, final int mtu,
+        final int iters)
+    {
+        final StringBuilder sb = new StringBuilder()
+            .append("-g ").append(peer.ready().ipv4GidIndex())
+            .append(" -s ").append(size)
+            .append(" -n ").append(iters)
+            .append(" -c");
+        if (!"ud".equals(transport))
+        {
+            sb.append(" -m ").append(mtu);
+        }
+        return sb.toString();
+    }
+
+    private static List<String> roceArgs(
+        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
+        final double loss, final long seed)
+    {
+        final List<String> args = new ArrayList<>(List.of("pingpong",
+            "--link", peer.tunnelSpec(name, loss, seed),
+            "--transport", transport,
+            "-g", "1",
+            "-s", Integer.toString(size),
+            "-n", Integer.toString(iters),
+            "-c",
+            "--timeout", "60000"));
+        if (!"ud".equals(transport))
+        {
+            args.add("-m");
+            args.add(Integer.toString(mtu));
+        }
+        return args;
+    }
+
+    /** Output of the in-process command. */
+    record Result(int exitCode, String out, String err)
+    {
+    }
+
+    private static Result runRoce(final List<String> args)
+    {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int exit = RoceCommand.commandLine()
+            .setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true))
+            .execute(args.toArray(new String[0]));
+        return new Result(exit, out.toString(), err.toString());
+    }
+
+    private static Outcome check(
+        final String name, final String transport, final int size, final int iters, final Result roce,
+        final int rxeExit, final String rxeOutput, final long startNs) throws IOException
+    {
+        final String context = name + ":\n--- roce pingpong:\n" + roce.out() + roce.err() + "--- " + cTool(transport) +
+            ":\n" + rxeOutput;
+        assertEquals(0, roce.exitCode(), "roce pingpong failed\n" + context);
+        assertEquals(0, rxeExit, cTool(transport) + " failed\n" + context);
+        final double usec = checkCounts(roce.out(), size, iters, "roce pingpong", context);
+        checkCounts(rxeOutput, size, iters, cTool(transport), context);
+        assertFalse(roce.out().contains("invalid data"), "-c check failed on the roce4j side\n" + context);
+        assertFalse(rxeOutput.contains("invalid data"), "-c check failed on rxe's side\n" + context);
+        assertTrue(roce.out().contains("  local address:  LID 0x0000, QPN 0x"), context);
+        assertTrue(rxeOutput.contains("  remote address: LID 0x0000, QPN 0x"), context);
+        final long frames = verifyPcap(name, context);
+        return new Outcome(roce.out(), rxeOutput, usec, frames, (System.nanoTime() - startNs) / 1_000_000);
+    }
+
+    private static double checkCounts(final String output, final int size, final int iters, final String who,
+        final String context)
+    {
+        final Matcher bytes = BYTES.matcher(output);
+        assertTrue(bytes.find(), who + " printed no byte count\n" + context);
+        assertEquals((long)size * iters * 2, Long.parseLong(bytes.group(1)), who + " byte count\n" + context);
+        final Matcher itersLine = ITERS.matcher(output);
+        assertTrue(itersLine.find(), who + " printed no iteration count\n" + context);
+        assertEquals(iters, Integer.parseInt(itersLine.group(1)), who + " iterations\n" + context);
+        return Double.parseDouble(itersLine.group(3));
+    }
+
+    /**
+     * Every RoCE frame the tunnel recorded (both directions) must carry a good ICRC.
+     */
+    private static long verifyPcap(final String name, final String context) throws IOException
+    {
+        final RoceFrameParser parser = new RoceFrameParser();
+        long roce = 0;
+        try (PcapReader reader = PcapReader.open(PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap")))
+        {
+            while (reader.next())
+            {
+                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
+                if (status.isNotRoce() || FrameStatus.TRUNCATED_ETHERNET == status)
+                {
+                    continue;
+                }
+                roce++;
+                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap\n" + context);
+            }
+        }
+        assertTrue(roce > 0, "no RoCE frames recorded\n" + context);
+        return roce;
+    }
+}

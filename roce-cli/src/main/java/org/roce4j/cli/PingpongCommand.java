@@ -1,0 +1,247 @@
+package org.roce4j.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.roce4j.cli.pingpong.Pingpong;
+import org.roce4j.cli.pingpong.PingpongSettings;
+import org.roce4j.transport.Mtu;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.verbs.DeviceOptions;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.header.Ipv4Header;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code roce pingpong}: ibv_rc_pingpong / ibv_uc_pingpong / ibv_ud_pingpong on roce4j, same options, defaults
+ * and output, so it can stand on either side of the C examples.
+ */
+@Command(
+    name = "pingpong",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Ping-pong SEND messages with a peer, like ibv_rc_pingpong (and ibv_uc_/ibv_ud_pingpong with --transport).",
+        "Without a server name it is the server and waits for a client; with one it connects to it.",
+        "With --link memory and no server name it runs both sides in this process over the in-memory fabric."})
+public final class PingpongCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "server", description = "connect to the server at this host")
+    private String server;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "port", description = "listen on/connect to port (default 18515)")
+    private int port = 18515;
+
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "dev", description = "accepted for compatibility; the device is " +
+        "the one --link opens")
+    private String ibDev;
+
+    @Option(names = {"-i", "--ib-port"}, paramLabel = "port", description = "port of the device (default 1; roce4j " +
+        "devices have one port)")
+    private int ibPort = 1;
+
+    @Option(names = {"-s", "--size"}, paramLabel = "size", description = "size of message to exchange (default 4096, " +
+        "UD 1024)")
+    private Integer size;
+
+    @Option(names = {"-m", "--mtu"}, paramLabel = "size", description = "path MTU (default 1024)")
+    private int mtu = 1024;
+
+    @Option(names = {"-r", "--rx-depth"}, paramLabel = "dep", description = "number of receives to post at a time " +
+        "(default 500)")
+    private int rxDepth = 500;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "iters", description = "number of exchanges (default 1000)")
+    private int iters = 1000;
+
+    @Option(names = {"-l", "--sl"}, paramLabel = "sl", description = "service level value")
+    private int sl;
+
+    @Option(names = {"-e", "--events"}, description = "sleep on CQ events (default poll)")
+    private boolean events;
+
+    @Option(names = {"-g", "--gid-idx"}, paramLabel = "gid index", description = "local port gid index (RoCE needs " +
+        "one: 1 is the IPv4 address)")
+    private int gidIndex = -1;
+
+    @Option(names = {"-c", "--chk"}, description = "validate received buffer")
+    private boolean check;
+
+    @Option(names = {"-N", "--new_send"}, description = "accepted for compatibility (roce4j has one post-send path)")
+    private boolean newSend;
+
+    @Option(names = {"-o", "--odp", "-O", "--iodp", "-P", "--prefetch", "-t", "--ts", "-j", "--dm"},
+        description = "on-demand paging, completion timestamps and device memory are not supported")
+    private boolean unsupported;
+
+    @Option(names = "--transport", paramLabel = "rc|uc|ud", description = "transport (default rc)")
+    private String transport = "rc";
+
+    @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
+    private String link = LinkSpecs.MEMORY;
+
+    @Option(names = "--timeout", paramLabel = "ms", description = "give up when the peer is silent this long " +
+        "(default 30000)")
+    private long timeoutMs = 30_000;
+
+    /**
+     * @return the exit code.
+     */
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        try
+        {
+            final PingpongSettings settings = settings();
+            if (LinkSpecs.isMemory(link))
+            {
+                return runInProcess(settings, out, err);
+            }
+            try (Link opened = LinkSpecs.open(link);
+                RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.invoker()))
+            {
+                new Pingpong(device, settings, out).run();
+                return 0;
+            }
+        }
+        catch (final IOException | IllegalArgumentException | IllegalStateException ex)
+        {
+            out.flush();
+            err.println("roce pingpong: " + ex.getMessage());
+            err.flush();
+            return 1;
+        }
+    }
+
+    private PingpongSettings settings()
+    {
+        if (unsupported)
+        {
+            throw new IllegalArgumentException("-o/-O/-P (on-demand paging), -t (timestamps) and -j (device " +
+                "memory) are not supported by roce4j");
+        }
+        if (1 != ibPort)
+        {
+            throw new IllegalArgumentException("-i " + ibPort + ": roce4j devices have one port, 1");
+        }
+        if (port < 1 || port > 65535)
+        {
+            throw new IllegalArgumentException("-p " + port + ": a TCP port is 1..65535");
+        }
+        if (iters < 1 || rxDepth < 1)
+        {
+            throw new IllegalArgumentException("-n and -r must be at least 1");
+        }
+        final QpType type;
+        switch (transport.toLowerCase(java.util.Locale.ROOT))
+        {
+            case "rc":
+                type = QpType.RC;
+                break;
+            case "uc":
+                type = QpType.UC;
+                break;
+            case "ud":
+                type = QpType.UD;
+                break;
+            default:
+                throw new IllegalArgumentException("--transport " + transport + ": expected rc, uc or ud");
+        }
+        final PingpongSettings settings = new PingpongSettings().transport(type).server(server).port(port)
+            .mtu(Mtu.fromBytes(mtu)).rxDepth(rxDepth).iterations(iters).serviceLevel(sl).events(events)
+            .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs);
+        if (null != size)
+        {
+            if (size < 0)
+            {
+                throw new IllegalArgumentException("-s " + size + ": a size is at least 0");
+            }
+            settings.size(size);
+        }
+        return settings;
+    }
+
+    /**
+     * Both roles in this JVM over the in-memory fabric: the server on a second thread, its lines prefixed.
+     */
+    private int runInProcess(final PingpongSettings settings, final PrintWriter out, final PrintWriter err)
+        throws IOException
+    {
+        if (null != server)
+        {
+            throw new IllegalArgumentException("the 'memory' link exists only inside this process: run without a " +
+                "server name to play both roles here");
+        }
+        if (settings.transport().isDatagram() || gidIndex < 0)
+        {
+            settings.gidIndex(gidIndex < 0 ? 1 : gidIndex);
+        }
+        final MemoryFabric fabric = new MemoryFabric();
+        final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
+            Ipv4Header.parseAddress("192.168.77.1")), 1500 + (mtu > 1024 ? 7500 : 0));
+        final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
+            Ipv4Header.parseAddress("192.168.77.2")), 1500 + (mtu > 1024 ? 7500 : 0));
+        final StringWriter serverText = new StringWriter();
+        final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
+        {
+            try (RdmaDevice device = RdmaDevice.open(serverLink, DeviceOptions.invoker()))
+            {
+                new Pingpong(device, copy(settings).server(null), new PrintWriter(serverText, true)).run();
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("server: " + ex.getMessage(), ex);
+            }
+        });
+        try (RdmaDevice device = RdmaDevice.open(clientLink, DeviceOptions.invoker()))
+        {
+            new Pingpong(device, copy(settings).server("127.0.0.1"), out).run();
+        }
+        try
+        {
+            serverRun.get(settings.timeoutMsValue(), TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IOException(ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IOException("the in-process server did not finish", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", ex);
+        }
+        for (final String line : serverText.toString().split("\n"))
+        {
+            out.println("[server] " + line);
+        }
+        out.flush();
+        return 0;
+    }
+
+    private static PingpongSettings copy(final PingpongSettings settings)
+    {
+        return settings.copy();
+    }
+}

@@ -1,0 +1,62 @@
+package org.roce4j.transport.link;
+
+import java.io.IOException;
+
+import org.roce4j.transport.link.tunnel.TunnelLink;
+import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
+
+/**
+ * Opens a link from the spec string every roce command accepts with {@code --link}:
+ * <ul>
+ *   <li>{@code memory}: the in-process fabric; only meaningful inside one JVM, so commands build it themselves
+ *   ({@link #isMemory(String)});</li>
+ *   <li>{@code tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC]...}: Ethernet frames in UDP datagrams,
+ *   compatible with QEMU's {@code -netdev dgram} (see {@link TunnelLinkConfig});</li>
+ *   <li>{@code udp:IP[,port=4791][,transport=epoll|io_uring|nio]}: the kernel's UDP stack;</li>
+ *   <li>{@code pcap:IFACE[,ip=IP][,mac=MAC]}: raw Ethernet through libpcap.</li>
+ * </ul>
+ */
+public final class LinkSpecs
+{
+    /** The spec of the in-process fabric. */
+    public static final String MEMORY = "memory";
+    /** Every form, for help texts and error messages. */
+    public static final String FORMS = "memory | tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC] | " +
+        "udp:IP[,port=4791][,transport=epoll|io_uring|nio] | pcap:IFACE[,ip=IP][,mac=MAC]";
+
+    private LinkSpecs()
+    {
+    }
+
+    /**
+     * @param spec a link spec.
+     * @return true for the in-process fabric.
+     */
+    public static boolean isMemory(final String spec)
+    {
+        return MEMORY.equals(spec.trim());
+    }
+
+    /**
+     * Open a link that is not the in-process fabric.
+     *
+     * @param spec a link spec.
+     * @return the open link.
+     * @throws IOException when the medium cannot be opened (port in use, no such interface...).
+     * @throws IllegalArgumentException when the spec is malformed or names the in-process fabric.
+     */
+    public static Link open(final String spec) throws IOException
+    {
+        final String trimmed = spec.trim();
+        if (isMemory(trimmed))
+        {
+            throw new IllegalArgumentException("the 'memory' link exists only inside one JVM: this command cannot " +
+                "open it on its own (forms: " + FORMS + ")");
+        }
+        if (trimmed.startsWith(TunnelLinkConfig.SCHEME))
+        {
+            return TunnelLink.open(trimmed);
+        }
+        throw new IllegalArgumentException("unknown link spec '" + spec + "'; expected " + FORMS);
+    }
+}
