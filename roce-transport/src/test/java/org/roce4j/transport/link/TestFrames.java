@@ -26,6 +26,9 @@ public final class TestFrames
     /** How long a helper waits for the medium before failing the test (a guard against hangs, not a timing). */
     public static final long PATIENCE_NS = 30_000_000_000L;
 
+    /** Handler for frames a test does not look at. */
+    public static final FrameHandler IGNORE = (buffer, offset, length) -> {};
+
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
 
     private TestFrames()
@@ -72,6 +75,7 @@ public final class TestFrames
             {
                 receiver.poll(collector, 256);
             }
+            link.poll(IGNORE, 256);
             if (System.nanoTime() - deadline > 0)
             {
                 fail("link " + link.name() + " gave no room for " + PATIENCE_NS / 1_000_000_000L + " s; counters: " +
@@ -116,10 +120,31 @@ public final class TestFrames
      */
     public static void pollUntil(final Link link, final Collector collector, final BooleanSupplier done, final String what)
     {
+        pollUntil(link, collector, null, done, what);
+    }
+
+    /**
+     * Poll until a condition holds, also polling and flushing a second link (the sender: a link that resolves
+     * peers by ARP needs its receive side driven to see the replies); fails the test after {@link #PATIENCE_NS}.
+     *
+     * @param link      to poll.
+     * @param collector handler.
+     * @param other     also polled (frames it delivers are ignored) and flushed; may be null.
+     * @param done      the condition.
+     * @param what      described in the failure message.
+     */
+    public static void pollUntil(
+        final Link link, final Collector collector, final Link other, final BooleanSupplier done, final String what)
+    {
         final long deadline = System.nanoTime() + PATIENCE_NS;
         while (!done.getAsBoolean())
         {
-            if (0 == link.poll(collector, 256))
+            int work = link.poll(collector, 256);
+            if (null != other)
+            {
+                work += other.poll(IGNORE, 256) + other.flush();
+            }
+            if (0 == work)
             {
                 Thread.onSpinWait();
             }
