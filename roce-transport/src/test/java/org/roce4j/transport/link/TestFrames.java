@@ -65,6 +65,31 @@ public final class TestFrames
         final int sourcePort,
         final int payloadLength)
     {
+        send(link, receiver, collector, destination.address().ipv4(), sequence, destQp, sourcePort, payloadLength);
+    }
+
+    /**
+     * Build and commit one frame to an address; flushes and polls the receiver while the link pushes back.
+     *
+     * @param link          to send on.
+     * @param receiver      polled while waiting for room (may be null).
+     * @param collector     receives what the receiver delivers while waiting.
+     * @param destination   IPv4 address the frame goes to.
+     * @param sequence      sequence number in the payload.
+     * @param destQp        BTH destination QP.
+     * @param sourcePort    UDP source port.
+     * @param payloadLength bytes of payload, at least {@link #MIN_PAYLOAD}.
+     */
+    public void send(
+        final Link link,
+        final Link receiver,
+        final Collector collector,
+        final int destination,
+        final long sequence,
+        final int destQp,
+        final int sourcePort,
+        final int payloadLength)
+    {
         final int maxLength = 18 + 40 + 8 + 12 + DethHeader.LENGTH + payloadLength + 3 + 4;
         int index = link.tryClaim(maxLength);
         final long deadline = System.nanoTime() + PATIENCE_NS;
@@ -86,7 +111,7 @@ public final class TestFrames
         final MutableDirectBuffer buffer = link.sendBuffer();
         builder.wrap(buffer, index)
             .ethernet(0L, link.address().mac())
-            .ipv4(link.address().ipv4(), destination.address().ipv4())
+            .ipv4(link.address().ipv4(), destination)
             .udp(sourcePort)
             .bth(Opcode.UD_SEND_ONLY, destQp, (int)sequence & 0xFF_FFFF);
         builder.deth().qkey(QKEY).srcQp(destQp);
