@@ -51,8 +51,8 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * <p>Frames go to and come from the wire byte for byte, so the ICRC is end to end: the engine's ICRCs reach the
  * peer as built and {@link #verifiesIcrc()} is true (received ICRCs are checked by the engine's parser).
  *
- * <p><b>Capture.</b> Immediate mode, snapshot length 16384 (at least a 9216-byte jumbo frame plus headers),
- * incoming direction only, 8 MiB kernel ring, promiscuous only when the link's MAC is not the interface's, and the
+ * <p><b>Capture.</b> Immediate mode, snapshot length 9234 (a tagged 9216-byte jumbo frame), incoming direction
+ * only, 32 MiB kernel ring (TPACKET_V2 in immediate mode: about 3,500 frames), promiscuous only when the link's MAC is not the interface's, and the
  * BPF filter {@code arp or (udp dst port 4791 and (dst host IP or ether dst MAC))}.
  *
  * <p><b>Threading.</b> A reader thread blocks in {@code pcap_next} (woken by pcap_breakloop on close) and copies
@@ -72,15 +72,18 @@ public final class PcapLink implements Link
 {
     /** Largest IP MTU the link carries (a 9216-byte jumbo frame). */
     public static final int MAX_IP_MTU = 9216;
-    /** Capture snapshot length: a jumbo frame and every header fits. */
-    public static final int SNAPLEN = 16384;
+    /** Capture snapshot length: the largest frame the link carries, a tagged 9216-byte jumbo frame. */
+    public static final int SNAPLEN = EthernetHeader.VLAN_LENGTH + MAX_IP_MTU;
 
     private static final System.Logger LOG = System.getLogger(PcapLink.class.getName());
 
     /** pcap read timeout (libpcap delivers at once in immediate mode; close wakes the reader with breakloop). */
     private static final int READ_TIMEOUT_MS = 50;
-    /** Kernel capture buffer. */
-    private static final int CAPTURE_BUFFER_BYTES = 8 << 20;
+    /**
+     * Kernel capture ring. Immediate mode makes libpcap use TPACKET_V2, one slot of about the snapshot length per
+     * frame whatever its size: 32 MiB holds some 3,500 frames the reader has not taken yet.
+     */
+    private static final int CAPTURE_BUFFER_BYTES = 32 << 20;
     /** Ring between the reader thread and the engine. */
     private static final int RECEIVE_RING_BYTES = 8 << 20;
     /** How often idle polls add libpcap's drop counts to RECEIVE_ERRORS. */

@@ -75,6 +75,19 @@ class KernelHeadersTest
     }
 
     @Test
+    void keepsADeliberatelyCorruptedIcrcCorrupted()
+    {
+        final int length = buildFrame(Ipv4Header.parseAddress("192.168.9.9"), 0xC123, 7);
+        final int icrcOffset = OFFSET + length - Icrc.LENGTH;
+        final int corruption = 0x0100_0001;
+        Icrc.write(buffer, icrcOffset, Icrc.read(buffer, icrcOffset) ^ corruption);
+
+        assertEquals(KernelHeaders.OK, headers.prepareOutgoing(buffer, OFFSET, length));
+        final int correct = new Icrc().compute(buffer, ipOffset(), 4, Ipv4Header.LENGTH, icrcOffset);
+        assertEquals(corruption, Icrc.read(buffer, icrcOffset) ^ correct, "the same error after the rewrite");
+    }
+
+    @Test
     void leavesAFrameAlreadyAsTheKernelSendsIt()
     {
         final int length = buildFrame(BOUND_IP, UdpHeader.ROCE_V2_PORT, 0);
