@@ -97,6 +97,10 @@ public final class PingpongCommand implements Callable<Integer>
     @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
     private String link = LinkSpecs.MEMORY;
 
+    @Option(names = "--spin", description = "the engine thread busy-spins (lowest latency, uses a core); by default " +
+        "it backs off when idle")
+    private boolean spin;
+
     @Option(names = "--timeout", paramLabel = "ms", description = "give up when the peer is silent this long " +
         "(default 30000)")
     private long timeoutMs = 30_000;
@@ -116,7 +120,7 @@ public final class PingpongCommand implements Callable<Integer>
                 return runInProcess(settings, out, err);
             }
             try (Link opened = LinkSpecs.open(link);
-                RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.invoker()))
+                RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 new Pingpong(device, settings, out).run();
                 return 0;
@@ -129,6 +133,16 @@ public final class PingpongCommand implements Callable<Integer>
             err.flush();
             return 1;
         }
+    }
+
+    /**
+     * The engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging while this
+     * thread is busy with the out-of-band exchange, as a NIC would.
+     */
+    private DeviceOptions deviceOptions()
+    {
+        final DeviceOptions options = DeviceOptions.dedicated();
+        return spin ? options : options.backoff();
     }
 
     private PingpongSettings settings()
@@ -202,7 +216,7 @@ public final class PingpongCommand implements Callable<Integer>
         final StringWriter serverText = new StringWriter();
         final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
         {
-            try (RdmaDevice device = RdmaDevice.open(serverLink, DeviceOptions.invoker()))
+            try (RdmaDevice device = RdmaDevice.open(serverLink, deviceOptions()))
             {
                 new Pingpong(device, copy(settings).server(null), new PrintWriter(serverText, true)).run();
             }
@@ -211,7 +225,7 @@ public final class PingpongCommand implements Callable<Integer>
                 throw new IllegalStateException("server: " + ex.getMessage(), ex);
             }
         });
-        try (RdmaDevice device = RdmaDevice.open(clientLink, DeviceOptions.invoker()))
+        try (RdmaDevice device = RdmaDevice.open(clientLink, deviceOptions()))
         {
             new Pingpong(device, copy(settings).server("127.0.0.1"), out).run();
         }

@@ -785,6 +785,11 @@ public final class RoceEngine implements Agent
             resolveAddress(attr.ahAttr, qp.address);
             qp.address.udpSourcePort(qp.udpSourcePort);
             current.ahAttr.copyFrom(attr.ahAttr);
+            if (!qp.address.ipv6())
+            {
+                // As the kernel resolves the destination MAC at modify time, warm the link's neighbour table.
+                link.resolve(qp.address.destinationIpv4());
+            }
         }
         if (0 != (mask & QpAttrMask.ACCESS_FLAGS))
         {

@@ -104,6 +104,17 @@ public interface Link extends AutoCloseable
     }
 
     /**
+     * Start resolving a neighbour's MAC ahead of traffic, as the kernel resolves the destination MAC when a QP gets
+     * its address (ib_resolve_eth_dmac at modify-to-RTR), so the first packets do not wait for ARP. Links without
+     * layer-2 resolution ignore it.
+     *
+     * @param ipv4 the neighbour's IPv4 address.
+     */
+    default void resolve(final int ipv4)
+    {
+    }
+
+    /**
      * Deliver received frames.
      *
      * @param handler   called once per frame.

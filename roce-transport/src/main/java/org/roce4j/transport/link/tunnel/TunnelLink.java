@@ -588,22 +588,17 @@ public final class TunnelLink implements Link
 
     /**
      * Start resolving an IPv4 address now, before any frame needs it; the first request goes out on the next
-     * {@link #flush()} or {@link #poll}.
+     * {@link #flush()} or {@link #poll}. Nothing happens when it is resolved, being resolved, or a peer MAC is
+     * configured.
      *
      * @param ip IPv4 address.
-     * @return true when the address is already resolved.
      */
-    public boolean resolve(final int ip)
+    public void resolve(final int ip)
     {
-        if (ipv4Mac(ip) >= 0)
-        {
-            return true;
-        }
-        if (!neighbours.isResolving(ip))
+        if (ipv4Mac(ip) < 0 && !neighbours.isResolving(ip))
         {
             neighbours.startResolving(ip, nanoClock.nanoTime());
         }
-        return false;
     }
 
     /**

@@ -68,8 +68,8 @@ public record TunnelLinkConfig(
     public static final int DEFAULT_ARP_INTERVAL_MS = 500;
     /** Default send ring size in frames. */
     public static final int DEFAULT_RING_FRAMES = 256;
-    /** Default number of frames held while ARP runs. */
-    public static final int DEFAULT_ARP_QUEUE_FRAMES = 32;
+    /** Default number of frames held while ARP runs: a whole 64-packet message and more (UC cannot resend). */
+    public static final int DEFAULT_ARP_QUEUE_FRAMES = 256;
     /** First octet of a default MAC: locally administered (bit 1), unicast (bit 0 clear), IEEE 802 clause 9.2. */
     public static final int LOCAL_UNICAST_OCTET = 0x02;
 

@@ -1,0 +1,188 @@
+package org.roce4j.transport.link.udp;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Platform;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import static java.nio.ByteOrder.BIG_ENDIAN;
+
+/**
+ * A batch of datagrams for sendmmsg(2), sent from the calling thread on a socket someone else owns (here: the
+ * socket Netty opened), with the payloads left where they are (iovecs point into the caller's memory).
+ *
+ * <p>Netty's native transports do use sendmmsg, but only from their event loop, which would cost a thread hop and
+ * a copy per frame; and Netty's public per-datagram send allocates the destination address arrays on every call.
+ * This class calls libc through a JNA direct mapping (JNA already comes with Pcap4J) with every structure
+ * preallocated in native memory: no allocation, no copy, one system call per batch.
+ *
+ * <p>Layouts are the LP64 Linux ones (x86-64 and aarch64):
+ * <pre>
+ * struct mmsghdr  { struct msghdr msg_hdr;  // 56 bytes
+ *                   unsigned int msg_len; } // + 4, padded to 64
+ * struct msghdr   { void *msg_name;         //  0
+ *                   socklen_t msg_namelen;  //  8
+ *                   struct iovec *msg_iov;  // 16
+ *                   size_t msg_iovlen;      // 24
+ *                   void *msg_control;      // 32
+ *                   size_t msg_controllen;  // 40
+ *                   int msg_flags; }        // 48
+ * struct iovec    { void *iov_base; size_t iov_len; }             // 16 bytes
+ * struct sockaddr_in { sa_family_t family; in_port_t port;         // host order, network order
+ *                      struct in_addr addr; char zero[8]; }        // network order; 16 bytes
+ * </pre>
+ *
+ * <p>Not thread safe: one batch per sending thread.
+ */
+final class LinuxSendmmsg
+{
+    /** MSG_DONTWAIT from bits/socket.h: never block, even if the socket was opened in blocking mode. */
+    static final int MSG_DONTWAIT = 0x40;
+    /** EAGAIN / EWOULDBLOCK (asm-generic/errno-base.h): the socket's send buffer is full. */
+    static final int EAGAIN = 11;
+    /** EINTR (asm-generic/errno-base.h): interrupted by a signal before anything was sent. */
+    static final int EINTR = 4;
+    /** ENOBUFS (asm-generic/errno.h): the device queue is full; a transient condition, retried later. */
+    static final int ENOBUFS = 105;
+    /** Largest vlen the kernel accepts (UIO_MAXIOV). */
+    static final int MAX_VLEN = 1024;
+
+    private static final int MMSGHDR_LENGTH = 64;
+    private static final int IOVEC_LENGTH = 16;
+    private static final int SOCKADDR_IN_LENGTH = 16;
+    private static final int MSG_NAME_OFFSET = 0;
+    private static final int MSG_NAMELEN_OFFSET = 8;
+    private static final int MSG_IOV_OFFSET = 16;
+    private static final int MSG_IOVLEN_OFFSET = 24;
+    private static final int IOV_BASE_OFFSET = 0;
+    private static final int IOV_LEN_OFFSET = 8;
+    private static final int SIN_PORT_OFFSET = 2;
+    private static final int SIN_ADDR_OFFSET = 4;
+    /** AF_INET (bits/socket.h). */
+    private static final short AF_INET = 2;
+
+    private static final Throwable UNAVAILABILITY_CAUSE;
+
+    static
+    {
+        Throwable cause = null;
+        try
+        {
+            if (!Platform.isLinux() || !Platform.is64Bit())
+            {
+                throw new UnsupportedOperationException(
+                    "sendmmsg structures are laid out for 64-bit Linux; this is " + System.getProperty("os.name") +
+                    " " + System.getProperty("os.arch"));
+            }
+            Native.register(LinuxSendmmsg.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
+        }
+        catch (final Throwable ex)
+        {
+            cause = ex;
+        }
+        UNAVAILABILITY_CAUSE = cause;
+    }
+
+    private final int capacity;
+    private final UnsafeBuffer memory;
+    private final long base;
+    private final long iovecBase;
+    private final long sockaddrBase;
+    private final int iovecOffset;
+    private final int sockaddrOffset;
+
+    /**
+     * @param capacity most datagrams per batch, at most {@link #MAX_VLEN}.
+     */
+    LinuxSendmmsg(final int capacity)
+    {
+        if (null != UNAVAILABILITY_CAUSE)
+        {
+            throw new IllegalStateException("sendmmsg through libc is not available: " + UNAVAILABILITY_CAUSE,
+                UNAVAILABILITY_CAUSE);
+        }
+        if (capacity < 1 || capacity > MAX_VLEN)
+        {
+            throw new IllegalArgumentException("batch capacity must be 1.." + MAX_VLEN + ", got " + capacity);
+        }
+        this.capacity = capacity;
+        iovecOffset = capacity * MMSGHDR_LENGTH;
+        sockaddrOffset = iovecOffset + capacity * IOVEC_LENGTH;
+        final ByteBuffer direct = ByteBuffer.allocateDirect(sockaddrOffset + capacity * SOCKADDR_IN_LENGTH);
+        memory = new UnsafeBuffer(direct);
+        base = memory.addressOffset();
+        iovecBase = base + iovecOffset;
+        sockaddrBase = base + sockaddrOffset;
+        final ByteOrder host = ByteOrder.nativeOrder();
+        for (int i = 0; i < capacity; i++)
+        {
+            final int header = i * MMSGHDR_LENGTH;
+            memory.putLong(header + MSG_NAME_OFFSET, sockaddrBase + (long)i * SOCKADDR_IN_LENGTH, host);
+            memory.putInt(header + MSG_NAMELEN_OFFSET, SOCKADDR_IN_LENGTH, host);
+            memory.putLong(header + MSG_IOV_OFFSET, iovecBase + (long)i * IOVEC_LENGTH, host);
+            memory.putLong(header + MSG_IOVLEN_OFFSET, 1L, host);
+            memory.putShort(sockaddrOffset + i * SOCKADDR_IN_LENGTH, AF_INET, host);
+        }
+    }
+
+    /**
+     * @return null when sendmmsg can be called here, otherwise why not.
+     */
+    static Throwable unavailabilityCause()
+    {
+        return UNAVAILABILITY_CAUSE;
+    }
+
+    /**
+     * @return most datagrams per batch.
+     */
+    int capacity()
+    {
+        return capacity;
+    }
+
+    /**
+     * Describe one datagram of the batch.
+     *
+     * @param slot           0 .. capacity - 1.
+     * @param payloadAddress native address of the UDP payload.
+     * @param payloadLength  its length.
+     * @param ipv4           destination address, big-endian int.
+     * @param port           destination port.
+     */
+    void set(final int slot, final long payloadAddress, final int payloadLength, final int ipv4, final int port)
+    {
+        final ByteOrder host = ByteOrder.nativeOrder();
+        final int iovec = iovecOffset + slot * IOVEC_LENGTH;
+        memory.putLong(iovec + IOV_BASE_OFFSET, payloadAddress, host);
+        memory.putLong(iovec + IOV_LEN_OFFSET, payloadLength, host);
+        final int sockaddr = sockaddrOffset + slot * SOCKADDR_IN_LENGTH;
+        memory.putShort(sockaddr + SIN_PORT_OFFSET, (short)port, BIG_ENDIAN);
+        memory.putInt(sockaddr + SIN_ADDR_OFFSET, ipv4, BIG_ENDIAN);
+    }
+
+    /**
+     * Send datagrams {@code first .. first + count - 1}.
+     *
+     * @param fd    the socket.
+     * @param first slot of the first datagram.
+     * @param count number of datagrams.
+     * @return how many were sent (the kernel sends in order and stops at the first failure), or minus the errno
+     *     when the first one failed.
+     */
+    int send(final int fd, final int first, final int count)
+    {
+        final int sent = sendmmsg(fd, base + (long)first * MMSGHDR_LENGTH, Math.min(count, MAX_VLEN), MSG_DONTWAIT);
+        if (sent >= 0)
+        {
+            return sent;
+        }
+        final int errno = Native.getLastError();
+        return 0 == errno ? -EAGAIN : -errno;
+    }
+
+    private static native int sendmmsg(int fd, long msgvec, int vlen, int flags);
+}

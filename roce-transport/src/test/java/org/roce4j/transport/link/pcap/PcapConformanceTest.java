@@ -1,0 +1,91 @@
+package org.roce4j.transport.link.pcap;
+
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkConformanceSuite;
+import org.roce4j.transport.link.NetworkNamespace;
+import org.roce4j.transport.link.TestEnvironment;
+import org.roce4j.transport.link.LinkTestFrames;
+
+/**
+ * Link conformance over raw Ethernet: two pcap links on the two ends of a veth pair (MTU 9000) inside a network
+ * namespace made for the run, opened from threads that entered it. Their addresses exist only as the links'
+ * own identities inside that namespace.
+ */
+class PcapConformanceTest extends LinkConformanceSuite
+{
+    private static final String FIRST_END = "rcv0";
+    private static final String SECOND_END = "rcv1";
+    private static final String FIRST_IP = "10.77.0.1";
+    private static final String SECOND_IP = "10.77.0.2";
+    private static NetworkNamespace namespace;
+
+    @BeforeAll
+    static void createVethPair()
+    {
+        TestEnvironment.requireNetworkAdmin();
+        TestEnvironment.requireCommand("ip");
+        TestEnvironment.requireLibpcap();
+        namespace = NetworkNamespace.create("conf");
+        namespace.addVethPair(FIRST_END, SECOND_END, 9000);
+    }
+
+    @AfterAll
+    static void removeNamespace()
+    {
+        if (null != namespace)
+        {
+            namespace.close();
+        }
+    }
+
+    protected Link openFirst()
+    {
+        return namespace.call(() -> PcapLink.open("pcap:" + FIRST_END + ",ip=" + FIRST_IP));
+    }
+
+    protected Link openSecond()
+    {
+        return namespace.call(() -> PcapLink.open("pcap:" + SECOND_END + ",ip=" + SECOND_IP));
+    }
+
+    protected void prepare(final Link first, final Link second)
+    {
+        final PcapLink a = (PcapLink)first;
+        final PcapLink b = (PcapLink)second;
+        a.resolve(b.address().ipv4());
+        b.resolve(a.address().ipv4());
+        LinkTestFrames.pollUntil(a, new LinkTestFrames.Collector(1, true), b,
+            () -> NeighbourState.REACHABLE == a.neighbourState(b.address().ipv4()) &&
+            NeighbourState.REACHABLE == b.neighbourState(a.address().ipv4()), "ARP resolution both ways");
+    }
+
+    protected boolean mediumMayDropUnderBurst()
+    {
+        // libpcap's kernel ring can overflow if the reader thread is descheduled; drops are counted (pcap_stats).
+        return true;
+    }
+
+    protected List<BadConfiguration> badConfigurations()
+    {
+        return List.of(
+            new BadConfiguration("unknown interface",
+                () -> namespace.call(() -> PcapLink.open("pcap:nosuch0,ip=10.77.0.9")), IllegalArgumentException.class,
+                "unknown interface 'nosuch0'; interfaces here: "),
+            new BadConfiguration("no address given, none on the interface",
+                () -> namespace.call(() -> PcapLink.open("pcap:" + FIRST_END)), IllegalArgumentException.class,
+                "interface " + FIRST_END + " has 0 IPv4 addresses; say which address the link owns with ip="),
+            new BadConfiguration("bad MAC",
+                () -> PcapLink.open("pcap:" + FIRST_END + ",mac=01:02:03"), IllegalArgumentException.class,
+                "not a MAC address"),
+            new BadConfiguration("multicast MAC",
+                () -> PcapLink.open("pcap:" + FIRST_END + ",mac=01:00:5e:00:00:01"), IllegalArgumentException.class,
+                "is a multicast address"),
+            new BadConfiguration("unknown option",
+                () -> PcapLink.open("pcap:" + FIRST_END + ",vlan=3"), IllegalArgumentException.class,
+                "unknown option 'vlan' (valid: ip, mac)"));
+    }
+}
