@@ -2,8 +2,12 @@ package org.roce4j.transport.link;
 
 import java.io.IOException;
 
+import org.roce4j.transport.link.pcap.PcapLink;
+import org.roce4j.transport.link.pcap.PcapLinkConfig;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
+import org.roce4j.transport.link.udp.UdpLink;
+import org.roce4j.transport.link.udp.UdpLinkConfig;
 
 /**
  * Opens a link from the spec string every roce command accepts with {@code --link}:
@@ -43,7 +47,10 @@ public final class LinkSpecs
      * @param spec a link spec.
      * @return the open link.
      * @throws IOException when the medium cannot be opened (port in use, no such interface...).
-     * @throws IllegalArgumentException when the spec is malformed or names the in-process fabric.
+     * @throws IllegalArgumentException when the spec is malformed, names the in-process fabric, an unknown interface
+     *                                  or an address that is not local.
+     * @throws IllegalStateException    when a udp port is in use, a transport cannot run here, or raw capture needs
+     *                                  root/CAP_NET_RAW.
      */
     public static Link open(final String spec) throws IOException
     {
@@ -56,6 +63,14 @@ public final class LinkSpecs
         if (trimmed.startsWith(TunnelLinkConfig.SCHEME))
         {
             return TunnelLink.open(trimmed);
+        }
+        if (trimmed.startsWith(UdpLinkConfig.SCHEME + ":"))
+        {
+            return UdpLink.open(trimmed);
+        }
+        if (trimmed.startsWith(PcapLinkConfig.SCHEME + ":"))
+        {
+            return PcapLink.open(trimmed);
         }
         throw new IllegalArgumentException("unknown link spec '" + spec + "'; expected " + FORMS);
     }
