@@ -16,14 +16,11 @@ import org.roce4j.transport.WrOpcode;
  * pair here (they are a union in C too); {@code imm_data} is the int whose big-endian bytes go on the wire, and a
  * receive completion reports it the same way.
  */
-public final class SendWorkRequest
+public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
 {
-    private long wrId;
     private WrOpcode opcode = WrOpcode.SEND;
     private int sendFlags;
     private int immData;
-    private final ScatterGatherElement[] sgList;
-    private int numSge;
     private long remoteAddr;
     private int rkey;
     private long compareAdd;
@@ -32,7 +29,6 @@ public final class SendWorkRequest
     private int remoteQpn;
     private int remoteQkey;
     private int invalidateRkey;
-    private SendWorkRequest next;
 
     /**
      * A WR with room for {@link DeviceAttributes#MAX_SGE} SGEs.
@@ -44,18 +40,11 @@ public final class SendWorkRequest
 
     /**
      * @param sgeCapacity most SGEs this object will carry.
+     * @throws IllegalArgumentException when negative.
      */
     public SendWorkRequest(final int sgeCapacity)
     {
-        if (sgeCapacity < 0)
-        {
-            throw new IllegalArgumentException("sgeCapacity must be >= 0, got " + sgeCapacity);
-        }
-        sgList = new ScatterGatherElement[sgeCapacity];
-        for (int i = 0; i < sgeCapacity; i++)
-        {
-            sgList[i] = new ScatterGatherElement();
-        }
+        super(sgeCapacity);
     }
 
     /**
@@ -65,11 +54,10 @@ public final class SendWorkRequest
      */
     public SendWorkRequest reset()
     {
-        wrId = 0;
+        resetCommon();
         opcode = WrOpcode.SEND;
         sendFlags = 0;
         immData = 0;
-        numSge = 0;
         remoteAddr = 0;
         rkey = 0;
         compareAdd = 0;
@@ -78,26 +66,7 @@ public final class SendWorkRequest
         remoteQpn = 0;
         remoteQkey = 0;
         invalidateRkey = 0;
-        next = null;
         return this;
-    }
-
-    /**
-     * @param wrId returned in the completion.
-     * @return this.
-     */
-    public SendWorkRequest wrId(final long wrId)
-    {
-        this.wrId = wrId;
-        return this;
-    }
-
-    /**
-     * @return wr_id.
-     */
-    public long wrId()
-    {
-        return wrId;
     }
 
     /**
@@ -152,82 +121,6 @@ public final class SendWorkRequest
     public int immData()
     {
         return immData;
-    }
-
-    /**
-     * Append an SGE.
-     *
-     * @param addr   I/O virtual address.
-     * @param length bytes.
-     * @param lkey   local key.
-     * @return this.
-     * @throws IllegalStateException when the object's SGE capacity is used up.
-     */
-    public SendWorkRequest addSge(final long addr, final int length, final int lkey)
-    {
-        if (numSge == sgList.length)
-        {
-            throw new IllegalStateException("this SendWorkRequest holds at most " + sgList.length + " SGEs");
-        }
-        sgList[numSge++].set(addr, length, lkey);
-        return this;
-    }
-
-    /**
-     * Append an SGE over registered memory.
-     *
-     * @param region the region.
-     * @param offset byte offset into it.
-     * @param length bytes.
-     * @return this.
-     */
-    public SendWorkRequest addSge(final MemoryRegion region, final long offset, final int length)
-    {
-        return addSge(region.address(offset), length, region.lkey());
-    }
-
-    /**
-     * @param count number of SGEs in use (after filling {@link #sge(int)} directly).
-     * @return this.
-     */
-    public SendWorkRequest numSge(final int count)
-    {
-        if (count < 0 || count > sgList.length)
-        {
-            throw new IllegalArgumentException("num_sge must be 0.." + sgList.length + ", got " + count);
-        }
-        this.numSge = count;
-        return this;
-    }
-
-    /**
-     * @return num_sge.
-     */
-    public int numSge()
-    {
-        return numSge;
-    }
-
-    /**
-     * @param index 0 .. capacity - 1.
-     * @return that SGE, to read or fill.
-     */
-    public ScatterGatherElement sge(final int index)
-    {
-        return sgList[index];
-    }
-
-    /**
-     * @return sum of the SGE lengths in use.
-     */
-    public long totalLength()
-    {
-        long total = 0;
-        for (int i = 0; i < numSge; i++)
-        {
-            total += sgList[i].length();
-        }
-        return total;
     }
 
     /**
@@ -353,29 +246,17 @@ public final class SendWorkRequest
     }
 
     /**
-     * @param next the WR to post after this one, or null to end the chain.
-     * @return this.
-     */
-    public SendWorkRequest next(final SendWorkRequest next)
-    {
-        this.next = next;
-        return this;
-    }
-
-    /**
-     * @return next WR of the chain, or null.
-     */
-    public SendWorkRequest next()
-    {
-        return next;
-    }
-
-    /**
      * @return e.g. {@code send_wr{wr_id=1 RDMA_WRITE flags=SIGNALED sge=1 len=4096}}.
      */
     public String toString()
     {
-        return "send_wr{wr_id=" + wrId + " " + opcode + " flags=" + SendFlags.toString(sendFlags) + " sge=" + numSge +
-            " len=" + totalLength() + "}";
+        return "send_wr{wr_id=" + wrId() + " " + opcode + " flags=" + SendFlags.toString(sendFlags) +
+            " sge=" + numSge() + " len=" + totalLength() + "}";
+    }
+
+    @Override
+    SendWorkRequest self()
+    {
+        return this;
     }
 }
