@@ -298,7 +298,7 @@ public final class TunnelLink implements Link
             catch (final BindException ex)
             {
                 final BindException named = new BindException("tunnel link cannot bind UDP " +
-                    config.bindHost() + ":" + config.bindPort() + ": " + ex.getMessage());
+                    config.bindHost() + ":" + config.bindPort() + ": " + bindProblem(config, ex));
                 named.initCause(ex);
                 throw named;
             }
@@ -384,7 +384,12 @@ public final class TunnelLink implements Link
      */
     public int tryClaim(final int maxLength)
     {
-        if (maxLength < 0 || maxLength > maxFrameLength)
+        if (maxLength < 1)
+        {
+            // A claim of nothing can never be committed (a frame needs at least an Ethernet header).
+            throw new IllegalArgumentException("frame length " + maxLength + " must be at least 1 on " + name);
+        }
+        if (maxLength > maxFrameLength)
         {
             throw new IllegalArgumentException("frame of " + maxLength + " bytes does not fit " + name +
                 " (largest frame " + maxFrameLength + " bytes = mtu " + config.mtu() + " + " + MAX_L2_OVERHEAD + ")");
@@ -765,7 +770,7 @@ public final class TunnelLink implements Link
             .targetIp(targetIp);
         final int end = ARP_OFFSET + ArpHeader.LENGTH;
         buffer.setMemory(end, MIN_FRAME_LENGTH - end, (byte)0);
-        transmit(buffer, controlView, 0, MIN_FRAME_LENGTH);
+        transmit(buffer, controlView, 0, MIN_FRAME_LENGTH, false);
     }
 
     private int sendSlot(final int slot, final long nowNs)
@@ -775,7 +780,7 @@ public final class TunnelLink implements Link
         final long destination = destinationMac(sendBuffer, offset, length);
         if (destination >= 0)
         {
-            return transmit(sendBuffer, sendView, offset, length);
+            return transmit(sendBuffer, sendView, offset, length, true);
         }
         if (MAC_UNROUTABLE == destination)
         {
@@ -822,7 +827,7 @@ public final class TunnelLink implements Link
             {
                 final int offset = heldSlot * slotSize;
                 ethernet.wrap(heldBuffer, offset).destination(destination);
-                final int result = transmit(heldBuffer, heldView, offset, heldLength[heldSlot]);
+                final int result = transmit(heldBuffer, heldView, offset, heldLength[heldSlot], true);
                 if (TX_RETRY == result)
                 {
                     blocked = true;
@@ -953,7 +958,12 @@ public final class TunnelLink implements Link
         return MAC_UNROUTABLE;
     }
 
-    private int transmit(final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length)
+    /**
+     * @param engineFrame true for a frame the engine committed, false for the link's own ARP packets, which count
+     *                    only in the ARP counters (as FRAMES_RECEIVED counts only frames delivered to the handler).
+     */
+    private int transmit(
+        final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length, final boolean engineFrame)
     {
         view.limit(offset + length).position(offset);
         try
@@ -969,8 +979,11 @@ public final class TunnelLink implements Link
             counters.increment(LinkCounter.SEND_ERRORS);
             return TX_DROPPED;
         }
-        counters.increment(LinkCounter.FRAMES_SENT);
-        counters.add(LinkCounter.BYTES_SENT, length);
+        if (engineFrame)
+        {
+            counters.increment(LinkCounter.FRAMES_SENT);
+            counters.add(LinkCounter.BYTES_SENT, length);
+        }
         record(buffer, offset, length);
         return TX_SENT;
     }
@@ -1010,6 +1023,25 @@ public final class TunnelLink implements Link
     {
         final int next = slot + 1;
         return next == count ? 0 : next;
+    }
+
+    /**
+     * Say what a failed bind means in the user's terms, keeping the kernel's words in brackets.
+     */
+    private static String bindProblem(final TunnelLinkConfig config, final BindException ex)
+    {
+        final String message = String.valueOf(ex.getMessage());
+        if (message.contains("Cannot assign requested address"))
+        {
+            // EADDRNOTAVAIL: no interface of this machine (of this network namespace) holds the bind address.
+            return config.bindHost() + " is not an address of this machine (" + message + ")";
+        }
+        if (message.contains("Address already in use"))
+        {
+            return "UDP port " + config.bindPort() + " is already in use on " + config.bindHost() +
+                " (another link, a QEMU guest or another program holds it) (" + message + ")";
+        }
+        return message;
     }
 
     private static InetAddress resolveHost(final String what, final String host)
