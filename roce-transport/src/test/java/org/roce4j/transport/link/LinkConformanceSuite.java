@@ -65,8 +65,8 @@ public abstract class LinkConformanceSuite
     }
 
     /** The misconfigurations each subclass must show refused or explain away. */
-    private static final Set<Misconfiguration> REQUIRED =
-        EnumSet.of(Misconfiguration.UNKNOWN_INTERFACE, Misconfiguration.ADDRESS_NOT_LOCAL, Misconfiguration.PORT_IN_USE);
+    private static final Set<Misconfiguration> REQUIRED = EnumSet.of(
+        Misconfiguration.UNKNOWN_INTERFACE, Misconfiguration.ADDRESS_NOT_LOCAL, Misconfiguration.PORT_IN_USE);
 
     /**
      * A configuration that must fail, and how.
@@ -373,7 +373,8 @@ public abstract class LinkConformanceSuite
             "the receiver to get within " + WINDOW + " frames of the sender");
     }
 
-    private static void assertCountersConsistent(final Link from, final Link to, final LinkTestFrames.Collector collector)
+    private static void assertCountersConsistent(
+        final Link from, final Link to, final LinkTestFrames.Collector collector)
     {
         final LinkCounters sent = from.counters();
         final LinkCounters received = to.counters();

@@ -70,6 +70,11 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * is written to a pcap file as it crosses the socket; the file is flushed and closed by {@link #close()}. If the
  * file cannot be written, recording stops and {@link #close()} throws the error.
  *
+ * <p><b>Kernel drops.</b> Datagrams the kernel drops for the socket (its receive buffer full) are counted in
+ * {@link LinkCounter#RECEIVE_ERRORS}: idle polls read the socket's drop count from {@code /proc/net/udp} at most
+ * every 100 ms (a NIO socket cannot ask for SO_MEMINFO), so on an idle link frames sent by the peer =
+ * FRAMES_RECEIVED + RECEIVE_ERRORS + RECEIVE_FILTERED (+ ARP).
+ *
  * <p><b>Time.</b> ARP retries and pcap timestamps use the {@link NanoClock} given to
  * {@link #open(TunnelLinkConfig, NanoClock)} and are driven from {@link #flush()} and {@link #poll}; the link has no
  * thread of its own.
@@ -93,6 +98,8 @@ public final class TunnelLink implements Link
     private static final int MAX_UNDELIVERED_PER_POLL = 64;
     /** Slots are aligned to a cache line so every frame starts aligned. */
     private static final int SLOT_ALIGNMENT = 64;
+    /** How often idle polls add the kernel's drops for the socket to RECEIVE_ERRORS. */
+    private static final long SOCKET_DROPS_PERIOD_NS = 100_000_000L;
     /** Offset of the ARP packet in the control buffer: right after an untagged Ethernet header. */
     private static final int ARP_OFFSET = EthernetHeader.LENGTH;
 
@@ -171,6 +178,10 @@ public final class TunnelLink implements Link
     private final long arpIntervalNs;
     private int unresolvedIp;
 
+    private final SocketDrops socketDrops;
+    private long socketDropsCounted;
+    private long nextSocketDropsNs;
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile PcapWriter pcap;
     private volatile IOException pcapError;
@@ -188,7 +199,11 @@ public final class TunnelLink implements Link
         this.epochBaseNs = System.currentTimeMillis() * 1_000_000L;
         this.channel = channel;
         this.peerSocketAddress = peerSocketAddress;
-        this.localPort = ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        final InetSocketAddress bound = (InetSocketAddress)channel.getLocalAddress();
+        this.localPort = bound.getPort();
+        // Opened now, on the thread that opened the socket, so it lists the socket's network namespace.
+        this.socketDrops = SocketDrops.open(bound);
+        this.nextSocketDropsNs = nanoBase;
         this.pcap = pcap;
         this.mac = config.mac();
         this.ipv4 = config.ipv4();
@@ -544,6 +559,10 @@ public final class TunnelLink implements Link
         {
             serviceArp(nanoClock.nanoTime());
         }
+        if (0 == delivered && null != socketDrops)
+        {
+            countSocketDrops();
+        }
         return delivered;
     }
 
@@ -625,6 +644,10 @@ public final class TunnelLink implements Link
         {
             // Closing a datagram socket cannot lose data; nothing to report.
         }
+        if (null != socketDrops)
+        {
+            socketDrops.close();
+        }
         final PcapWriter writer;
         synchronized (this)
         {
@@ -658,6 +681,26 @@ public final class TunnelLink implements Link
     public String toString()
     {
         return name + " " + address;
+    }
+
+    /**
+     * Add the datagrams the kernel dropped for the socket (receive buffer full) to RECEIVE_ERRORS, at most every
+     * {@link #SOCKET_DROPS_PERIOD_NS}: reading /proc walks every UDP socket, so only idle polls do it.
+     */
+    private void countSocketDrops()
+    {
+        final long nowNs = nanoClock.nanoTime();
+        if (nowNs - nextSocketDropsNs < 0)
+        {
+            return;
+        }
+        nextSocketDropsNs = nowNs + SOCKET_DROPS_PERIOD_NS;
+        final long drops = socketDrops.read();
+        if (drops > socketDropsCounted)
+        {
+            counters.add(LinkCounter.RECEIVE_ERRORS, drops - socketDropsCounted);
+            socketDropsCounted = drops;
+        }
     }
 
     private boolean deliver(final FrameHandler handler, final int length)

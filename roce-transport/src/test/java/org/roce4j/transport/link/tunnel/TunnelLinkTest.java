@@ -412,6 +412,43 @@ class TunnelLinkTest
     }
 
     @Test
+    void datagramsTheKernelDropsForAFullSocketAreCounted() throws IOException
+    {
+        final TunnelLink link = track(TunnelLink.open(TunnelLinkConfig.of("127.0.0.1", 0, "127.0.0.1", 9, IP_A)));
+        // Frames addressed to the link's MAC, sent while it does not poll: far more than its socket buffer holds
+        // (4 MiB asked for, at most twice net.core.rmem_max granted), so the kernel must drop some.
+        final int frames = 4_000;
+        final int length = 8_000;
+        final ByteBuffer frame = ByteBuffer.allocateDirect(length);
+        new EthernetHeader().wrap(new UnsafeBuffer(frame), 0).destination(link.address().mac())
+            .source(0x02_00_00_00_00_99L).etherType(EthernetHeader.ETHERTYPE_IPV4);
+        try (DatagramChannel sender = DatagramChannel.open())
+        {
+            final InetSocketAddress target = new InetSocketAddress("127.0.0.1", link.localPort());
+            for (int i = 0; i < frames; i++)
+            {
+                frame.clear();
+                assertEquals(length, sender.send(frame, target), "loopback sends never block");
+            }
+        }
+        final long deadline = System.nanoTime() + DEADLINE_NS;
+        final FrameHandler ignore = (buffer, offset, frameLength) -> { };
+        while (link.counters().get(LinkCounter.FRAMES_RECEIVED) + link.counters().get(LinkCounter.RECEIVE_ERRORS) <
+            frames)
+        {
+            link.poll(ignore, 64);
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("frames neither received nor counted as dropped: " + link.counters());
+            }
+        }
+        assertEquals(frames, link.counters().get(LinkCounter.FRAMES_RECEIVED) +
+            link.counters().get(LinkCounter.RECEIVE_ERRORS), "every frame received or counted: " + link.counters());
+        assertTrue(link.counters().get(LinkCounter.RECEIVE_ERRORS) > 0, "the kernel dropped some: " +
+            link.counters());
+    }
+
+    @Test
     void sendAndReceiveAllocateNothingPerFrame() throws IOException
     {
         final TunnelLink[] pair = pair(config -> config);
