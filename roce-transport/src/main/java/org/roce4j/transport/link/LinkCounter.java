@@ -5,9 +5,9 @@ package org.roce4j.transport.link;
  */
 public enum LinkCounter
 {
-    /** Frames handed to the medium. */
+    /** Frames of the engine handed to the medium (the link's own ARP packets count only in the ARP counters). */
     FRAMES_SENT,
-    /** Bytes of frames handed to the medium. */
+    /** Bytes of the frames counted in {@link #FRAMES_SENT}. */
     BYTES_SENT,
     /** Frames delivered to the frame handler. */
     FRAMES_RECEIVED,

@@ -1,7 +1,10 @@
 package org.roce4j.transport.link;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +25,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * largest frame (IB MTU 4096 payload plus headers); frames to many QPs from many UDP source ports; close and reopen
  * on the same address; bad configurations failing with clear messages; and the counters agreeing with what was
  * sent and received (frames sent = frames received + counted receive drops).
+ *
+ * <p>Bad configurations: every subclass either shows each {@link Misconfiguration} failing with a clear message or
+ * names, in {@link #inapplicableMisconfigurations()}, why its medium cannot have it (a link bound to an address
+ * has no interface to misname); the suite checks that each is covered one way or the other and prints the reasons,
+ * so nothing is skipped silently.
  */
 public abstract class LinkConformanceSuite
 {
@@ -41,15 +49,40 @@ public abstract class LinkConformanceSuite
     protected static final int FIRST_SOURCE_PORT = 0xC000;
 
     /**
+     * The bad configurations every link is checked for (issue 6: unknown interface, address not local, port in
+     * use), plus {@link #OTHER} for the medium's own ones.
+     */
+    public enum Misconfiguration
+    {
+        /** An interface name that does not exist. */
+        UNKNOWN_INTERFACE,
+        /** An address the link would need to own but this machine (or medium) does not have. */
+        ADDRESS_NOT_LOCAL,
+        /** An address and port (or the medium's equivalent) already held by another open link. */
+        PORT_IN_USE,
+        /** Anything else the medium refuses (bad option, bad MTU, ...). */
+        OTHER
+    }
+
+    /** The misconfigurations each subclass must show refused or explain away. */
+    private static final Set<Misconfiguration> REQUIRED = EnumSet.of(
+        Misconfiguration.UNKNOWN_INTERFACE, Misconfiguration.ADDRESS_NOT_LOCAL, Misconfiguration.PORT_IN_USE);
+
+    /**
      * A configuration that must fail, and how.
      *
+     * @param kind            which misconfiguration it is.
      * @param description     for the failure message.
      * @param open            tries to open the link.
      * @param type            the exception expected.
      * @param messageFragment text the exception's message must contain.
      */
     public record BadConfiguration(
-        String description, Executable open, Class<? extends Throwable> type, String messageFragment)
+        Misconfiguration kind,
+        String description,
+        Executable open,
+        Class<? extends Throwable> type,
+        String messageFragment)
     {
     }
 
@@ -71,6 +104,12 @@ public abstract class LinkConformanceSuite
      * @return configurations that must be refused (unknown interface, address not local, port in use, ...).
      */
     protected abstract List<BadConfiguration> badConfigurations();
+
+    /**
+     * @return for each required {@link Misconfiguration} this medium cannot have, why not; the others must appear
+     *     in {@link #badConfigurations()}.
+     */
+    protected abstract Map<Misconfiguration, String> inapplicableMisconfigurations();
 
     /**
      * @param sender   the sending link.
@@ -238,7 +277,30 @@ public abstract class LinkConformanceSuite
     {
         final List<BadConfiguration> cases = badConfigurations();
         assertTrue(cases.size() >= 2, "a medium has at least two bad configurations to check");
+        final Map<Misconfiguration, String> inapplicable = inapplicableMisconfigurations();
         final List<String> problems = new ArrayList<>();
+        for (final Misconfiguration kind : REQUIRED)
+        {
+            final boolean shown = cases.stream().anyMatch(bad -> kind == bad.kind());
+            final String reason = inapplicable.get(kind);
+            if (shown == (null != reason))
+            {
+                problems.add(kind + ": " + (shown ? "both checked and declared inapplicable" :
+                    "neither checked nor declared inapplicable with a reason"));
+            }
+            else if (null != reason)
+            {
+                assertTrue(reason.length() > 20, kind + " needs a real reason, got '" + reason + "'");
+                System.out.println(first.name() + ": " + kind + " does not apply: " + reason);
+            }
+        }
+        for (final Misconfiguration kind : inapplicable.keySet())
+        {
+            if (!REQUIRED.contains(kind))
+            {
+                problems.add(kind + " cannot be declared inapplicable");
+            }
+        }
         for (final BadConfiguration bad : cases)
         {
             final Throwable thrown = assertThrows(bad.type(), bad.open(), bad.description());
@@ -311,7 +373,8 @@ public abstract class LinkConformanceSuite
             "the receiver to get within " + WINDOW + " frames of the sender");
     }
 
-    private static void assertCountersConsistent(final Link from, final Link to, final LinkTestFrames.Collector collector)
+    private static void assertCountersConsistent(
+        final Link from, final Link to, final LinkTestFrames.Collector collector)
     {
         final LinkCounters sent = from.counters();
         final LinkCounters received = to.counters();

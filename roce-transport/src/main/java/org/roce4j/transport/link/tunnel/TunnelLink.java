@@ -70,6 +70,11 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * is written to a pcap file as it crosses the socket; the file is flushed and closed by {@link #close()}. If the
  * file cannot be written, recording stops and {@link #close()} throws the error.
  *
+ * <p><b>Kernel drops.</b> Datagrams the kernel drops for the socket (its receive buffer full) are counted in
+ * {@link LinkCounter#RECEIVE_ERRORS}: idle polls read the socket's drop count from {@code /proc/net/udp} at most
+ * every 100 ms (a NIO socket cannot ask for SO_MEMINFO), so on an idle link frames sent by the peer =
+ * FRAMES_RECEIVED + RECEIVE_ERRORS + RECEIVE_FILTERED (+ ARP).
+ *
  * <p><b>Time.</b> ARP retries and pcap timestamps use the {@link NanoClock} given to
  * {@link #open(TunnelLinkConfig, NanoClock)} and are driven from {@link #flush()} and {@link #poll}; the link has no
  * thread of its own.
@@ -93,6 +98,8 @@ public final class TunnelLink implements Link
     private static final int MAX_UNDELIVERED_PER_POLL = 64;
     /** Slots are aligned to a cache line so every frame starts aligned. */
     private static final int SLOT_ALIGNMENT = 64;
+    /** How often idle polls add the kernel's drops for the socket to RECEIVE_ERRORS. */
+    private static final long SOCKET_DROPS_PERIOD_NS = 100_000_000L;
     /** Offset of the ARP packet in the control buffer: right after an untagged Ethernet header. */
     private static final int ARP_OFFSET = EthernetHeader.LENGTH;
 
@@ -171,6 +178,10 @@ public final class TunnelLink implements Link
     private final long arpIntervalNs;
     private int unresolvedIp;
 
+    private final SocketDrops socketDrops;
+    private long socketDropsCounted;
+    private long nextSocketDropsNs;
+
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile PcapWriter pcap;
     private volatile IOException pcapError;
@@ -188,7 +199,11 @@ public final class TunnelLink implements Link
         this.epochBaseNs = System.currentTimeMillis() * 1_000_000L;
         this.channel = channel;
         this.peerSocketAddress = peerSocketAddress;
-        this.localPort = ((InetSocketAddress)channel.getLocalAddress()).getPort();
+        final InetSocketAddress bound = (InetSocketAddress)channel.getLocalAddress();
+        this.localPort = bound.getPort();
+        // Opened now, on the thread that opened the socket, so it lists the socket's network namespace.
+        this.socketDrops = SocketDrops.open(bound);
+        this.nextSocketDropsNs = nanoBase;
         this.pcap = pcap;
         this.mac = config.mac();
         this.ipv4 = config.ipv4();
@@ -298,7 +313,7 @@ public final class TunnelLink implements Link
             catch (final BindException ex)
             {
                 final BindException named = new BindException("tunnel link cannot bind UDP " +
-                    config.bindHost() + ":" + config.bindPort() + ": " + ex.getMessage());
+                    config.bindHost() + ":" + config.bindPort() + ": " + bindProblem(config, ex));
                 named.initCause(ex);
                 throw named;
             }
@@ -384,7 +399,12 @@ public final class TunnelLink implements Link
      */
     public int tryClaim(final int maxLength)
     {
-        if (maxLength < 0 || maxLength > maxFrameLength)
+        if (maxLength < 1)
+        {
+            // A claim of nothing can never be committed (a frame needs at least an Ethernet header).
+            throw new IllegalArgumentException("frame length " + maxLength + " must be at least 1 on " + name);
+        }
+        if (maxLength > maxFrameLength)
         {
             throw new IllegalArgumentException("frame of " + maxLength + " bytes does not fit " + name +
                 " (largest frame " + maxFrameLength + " bytes = mtu " + config.mtu() + " + " + MAX_L2_OVERHEAD + ")");
@@ -539,6 +559,10 @@ public final class TunnelLink implements Link
         {
             serviceArp(nanoClock.nanoTime());
         }
+        if (0 == delivered && null != socketDrops)
+        {
+            countSocketDrops();
+        }
         return delivered;
     }
 
@@ -620,6 +644,10 @@ public final class TunnelLink implements Link
         {
             // Closing a datagram socket cannot lose data; nothing to report.
         }
+        if (null != socketDrops)
+        {
+            socketDrops.close();
+        }
         final PcapWriter writer;
         synchronized (this)
         {
@@ -653,6 +681,26 @@ public final class TunnelLink implements Link
     public String toString()
     {
         return name + " " + address;
+    }
+
+    /**
+     * Add the datagrams the kernel dropped for the socket (receive buffer full) to RECEIVE_ERRORS, at most every
+     * {@link #SOCKET_DROPS_PERIOD_NS}: reading /proc walks every UDP socket, so only idle polls do it.
+     */
+    private void countSocketDrops()
+    {
+        final long nowNs = nanoClock.nanoTime();
+        if (nowNs - nextSocketDropsNs < 0)
+        {
+            return;
+        }
+        nextSocketDropsNs = nowNs + SOCKET_DROPS_PERIOD_NS;
+        final long drops = socketDrops.read();
+        if (drops > socketDropsCounted)
+        {
+            counters.add(LinkCounter.RECEIVE_ERRORS, drops - socketDropsCounted);
+            socketDropsCounted = drops;
+        }
     }
 
     private boolean deliver(final FrameHandler handler, final int length)
@@ -765,7 +813,7 @@ public final class TunnelLink implements Link
             .targetIp(targetIp);
         final int end = ARP_OFFSET + ArpHeader.LENGTH;
         buffer.setMemory(end, MIN_FRAME_LENGTH - end, (byte)0);
-        transmit(buffer, controlView, 0, MIN_FRAME_LENGTH);
+        transmit(buffer, controlView, 0, MIN_FRAME_LENGTH, false);
     }
 
     private int sendSlot(final int slot, final long nowNs)
@@ -775,7 +823,7 @@ public final class TunnelLink implements Link
         final long destination = destinationMac(sendBuffer, offset, length);
         if (destination >= 0)
         {
-            return transmit(sendBuffer, sendView, offset, length);
+            return transmit(sendBuffer, sendView, offset, length, true);
         }
         if (MAC_UNROUTABLE == destination)
         {
@@ -822,7 +870,7 @@ public final class TunnelLink implements Link
             {
                 final int offset = heldSlot * slotSize;
                 ethernet.wrap(heldBuffer, offset).destination(destination);
-                final int result = transmit(heldBuffer, heldView, offset, heldLength[heldSlot]);
+                final int result = transmit(heldBuffer, heldView, offset, heldLength[heldSlot], true);
                 if (TX_RETRY == result)
                 {
                     blocked = true;
@@ -953,7 +1001,12 @@ public final class TunnelLink implements Link
         return MAC_UNROUTABLE;
     }
 
-    private int transmit(final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length)
+    /**
+     * @param engineFrame true for a frame the engine committed, false for the link's own ARP packets, which count
+     *                    only in the ARP counters (as FRAMES_RECEIVED counts only frames delivered to the handler).
+     */
+    private int transmit(
+        final UnsafeBuffer buffer, final ByteBuffer view, final int offset, final int length, final boolean engineFrame)
     {
         view.limit(offset + length).position(offset);
         try
@@ -969,8 +1022,11 @@ public final class TunnelLink implements Link
             counters.increment(LinkCounter.SEND_ERRORS);
             return TX_DROPPED;
         }
-        counters.increment(LinkCounter.FRAMES_SENT);
-        counters.add(LinkCounter.BYTES_SENT, length);
+        if (engineFrame)
+        {
+            counters.increment(LinkCounter.FRAMES_SENT);
+            counters.add(LinkCounter.BYTES_SENT, length);
+        }
         record(buffer, offset, length);
         return TX_SENT;
     }
@@ -1010,6 +1066,25 @@ public final class TunnelLink implements Link
     {
         final int next = slot + 1;
         return next == count ? 0 : next;
+    }
+
+    /**
+     * Say what a failed bind means in the user's terms, keeping the kernel's words in brackets.
+     */
+    private static String bindProblem(final TunnelLinkConfig config, final BindException ex)
+    {
+        final String message = String.valueOf(ex.getMessage());
+        if (message.contains("Cannot assign requested address"))
+        {
+            // EADDRNOTAVAIL: no interface of this machine (of this network namespace) holds the bind address.
+            return config.bindHost() + " is not an address of this machine (" + message + ")";
+        }
+        if (message.contains("Address already in use"))
+        {
+            return "UDP port " + config.bindPort() + " is already in use on " + config.bindHost() +
+                " (another link, a QEMU guest or another program holds it) (" + message + ")";
+        }
+        return message;
     }
 
     private static InetAddress resolveHost(final String what, final String host)
