@@ -316,7 +316,7 @@ public final class ProtectionDomain
 
     /**
      * Create an address handle (ibv_create_ah) for UD sends: the attributes are checked and resolved once into the
-     * engine's address vector.
+     * engine's address vector, and the link starts resolving the destination's MAC (as ib_create_ah does on RoCE).
      *
      * @param attributes destination GID, source GID index, hop limit, traffic class, flow label, SL, port.
      * @return the handle.
@@ -328,6 +328,11 @@ public final class ProtectionDomain
         checkAddress(device, copy, "ah_attr");
         final AddressVector vector = new AddressVector();
         device.engine().resolveAddress(copy, vector);
+        device.control(() ->
+        {
+            device.engine().warmNeighbour(vector);
+            return null;
+        });
         synchronized (this)
         {
             checkAllocated();

@@ -785,11 +785,8 @@ public final class RoceEngine implements Agent
             resolveAddress(attr.ahAttr, qp.address);
             qp.address.udpSourcePort(qp.udpSourcePort);
             current.ahAttr.copyFrom(attr.ahAttr);
-            if (!qp.address.ipv6())
-            {
-                // As the kernel resolves the destination MAC at modify time, warm the link's neighbour table.
-                link.resolve(qp.address.destinationIpv4());
-            }
+            // As the kernel resolves the destination MAC at modify time, warm the link's neighbour table.
+            warmNeighbour(qp.address);
         }
         if (0 != (mask & QpAttrMask.ACCESS_FLAGS))
         {
@@ -948,6 +945,21 @@ public final class RoceEngine implements Agent
         qp.comp.retransmitDeadlineNs = 0;
         qp.commEstablished = false;
         qp.sqDraining = false;
+    }
+
+    /**
+     * Start resolving the layer-2 address of a vector's destination (engine thread): the kernel resolves the
+     * destination MAC when an address handle is created (ib_create_ah resolves the DMAC for RoCE) and when a
+     * connected QP gets its path, so the first datagrams do not wait for ARP or overflow the link's hold queue.
+     *
+     * @param vector a resolved address vector.
+     */
+    public void warmNeighbour(final AddressVector vector)
+    {
+        if (!vector.ipv6())
+        {
+            link.resolve(vector.destinationIpv4());
+        }
     }
 
     /**
