@@ -56,6 +56,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * printed with every scenario and in every failure; rerun one with {@code -Droce4j.vethSeed=N}. The six scenarios
  * take 5 to 8 s on the project's 2-core VM, up to 19 s when it is heavily loaded (not tagged slow).
  */
+@Tag("slow")
 class VethTrafficTest
 {
     private static final String LEFT_DEVICE = "rvl";
