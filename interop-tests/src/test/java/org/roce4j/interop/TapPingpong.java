@@ -148,8 +148,8 @@ final class TapPingpong
         {
             roce = startRoce(network, name, roceArgs(linkSpec, size, mtu, iters));
             peer.kill("pp");
-            // The Java server may not listen yet (a JVM is starting): the C client retries its connect.
-            peer.start("pp", "i=0; while [ $i -lt 300 ]; do ibv_rc_pingpong " + cOptions(peer, size, mtu, iters) +
+            // The Java server may not listen yet (a JVM is starting): the C client retries its connect for 60 s.
+            peer.start("pp", "i=0; while [ $i -lt 600 ]; do ibv_rc_pingpong " + cOptions(peer, size, mtu, iters) +
                 " " + network.hostAddress() + " && exit 0; rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log " +
                 "|| exit $rc; i=$((i+1)); usleep 100000; done; exit 1");
             rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
