@@ -10,6 +10,9 @@
 #                          [env ROCE4J_RXE_DGRAM]
 #   --tap IFNAME           -netdev tap,ifname=IFNAME,script=no,downscript=no (root; the tap may
 #                          exist already)                                      [env ROCE4J_RXE_TAP]
+#                          To keep the segment off the host's network, make the tap in a network
+#                          namespace and start this script there: ip netns exec NS run-vm.sh --tap ..
+#                          (QEMU opens the tap in its own namespace; see interop-tests/README.md)
 #   --netdev SPEC          any other -netdev backend, e.g. 'stream,addr.type=unix,addr.path=/x'
 #                          (",id=n0" is appended)
 #  Guest configuration:

@@ -20,7 +20,8 @@ import org.roce4j.wire.header.Ipv4Header;
 /**
  * The rxe peer as a QEMU guest: docker/rxe-vm/run-vm.sh with the guest's RoCE NIC on {@code -netdev dgram}
  * (127.0.0.1, free UDP ports picked per peer, so several peers can run side by side), the pingpong side channel
- * on {@code hostfwd}, and the serial console on QEMU's stdio.
+ * on {@code hostfwd}, and the serial console on QEMU's stdio. In tap mode the NIC is on {@code -netdev tap} instead,
+ * QEMU runs inside the {@link TapNetwork} made for the peer, and that namespace goes when the peer stops.
  */
 final class QemuRxePeer extends RxePeer
 {
@@ -42,6 +43,7 @@ final class QemuRxePeer extends RxePeer
     private final Map<Integer, Integer> hostPorts;
     private final Path logDir;
     private final long startNs;
+    private final TapNetwork tapNetwork;
     private RxeReady ready;
     private long launchToReadyMs = -1;
     private boolean closed;
@@ -54,7 +56,8 @@ final class QemuRxePeer extends RxePeer
         final int guestDgramPort,
         final Map<Integer, Integer> hostPorts,
         final Path logDir,
-        final long startNs)
+        final long startNs,
+        final TapNetwork tapNetwork)
     {
         this.options = options;
         this.process = process;
@@ -64,6 +67,7 @@ final class QemuRxePeer extends RxePeer
         this.hostPorts = hostPorts;
         this.logDir = logDir;
         this.startNs = startNs;
+        this.tapNetwork = tapNetwork;
     }
 
     /**
@@ -81,36 +85,72 @@ final class QemuRxePeer extends RxePeer
         final int linkPort = PeerTools.freeUdpPort();
         final int guestDgramPort = PeerTools.freeUdpPort();
         final Map<Integer, Integer> hostPorts = new LinkedHashMap<>();
-        final List<String> command = new ArrayList<>(List.of(
+        final List<String> vm = new ArrayList<>(List.of(
             "bash", root.resolve("docker/rxe-vm/run-vm.sh").toString(), "--no-build",
-            "--dgram", guestDgramPort + ":" + linkPort,
             "--ip", options.guestIp(),
             "--mtu", Integer.toString(options.mtu()),
             "--serial", "stdio"));
+        if (options.tap())
+        {
+            vm.add("--tap");
+            vm.add(TapNetwork.TAP);
+        }
+        else
+        {
+            vm.add("--dgram");
+            vm.add(guestDgramPort + ":" + linkPort);
+        }
         for (final int guestPort : options.hostfwd())
         {
             final int hostPort = PeerTools.freeTcpPort();
             hostPorts.put(guestPort, hostPort);
-            command.add("--hostfwd");
-            command.add(hostPort + ":" + guestPort);
+            vm.add("--hostfwd");
+            vm.add(hostPort + ":" + guestPort);
         }
         if (options.hostAccess())
         {
-            command.add("--host-access");
+            vm.add("--host-access");
         }
+        Files.createDirectories(logDir);
 
-        final ProcessBuilder builder = new ProcessBuilder(command)
+        final TapNetwork tapNetwork = options.tap() ? TapNetwork.create(options.linkCidr(), options.mtu()) : null;
+        // In tap mode QEMU (run-vm.sh execs it) runs inside the namespace and opens the tap there.
+        final ProcessBuilder builder = new ProcessBuilder(null == tapNetwork ? vm : tapNetwork.command(vm))
             .redirectError(ProcessBuilder.Redirect.to(logDir.resolve(options.name() + ".stderr.log").toFile()));
         // Settings of run-vm.sh a developer may have exported must not change what the test asked for.
         builder.environment().keySet().removeIf(key -> key.startsWith("ROCE4J_RXE_") &&
             !key.equals("ROCE4J_RXE_VM_CACHE") && !key.equals("ROCE4J_RXE_NIC_MODEL"));
-        Files.createDirectories(logDir);
         final long startNs = System.nanoTime();
-        final Process process = builder.start();
-        final SerialConsole console = new SerialConsole(options.name(), process.getInputStream(),
-            process.getOutputStream(), logDir.resolve(options.name() + ".console.log"));
+        final Process process;
+        try
+        {
+            process = builder.start();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (null != tapNetwork)
+            {
+                tapNetwork.close();
+            }
+            throw ex;
+        }
+        final SerialConsole console;
+        try
+        {
+            console = new SerialConsole(options.name(), process.getInputStream(), process.getOutputStream(),
+                logDir.resolve(options.name() + ".console.log"));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            process.destroyForcibly();
+            if (null != tapNetwork)
+            {
+                tapNetwork.close();
+            }
+            throw ex;
+        }
         final QemuRxePeer peer = new QemuRxePeer(
-            options, process, console, linkPort, guestDgramPort, hostPorts, logDir, startNs);
+            options, process, console, linkPort, guestDgramPort, hostPorts, logDir, startNs, tapNetwork);
         LIVE.add(peer);
         try
         {
@@ -141,7 +181,16 @@ final class QemuRxePeer extends RxePeer
 
     public boolean supportsTunnel()
     {
-        return true;
+        return null == tapNetwork;
+    }
+
+    public TapNetwork tapNetwork()
+    {
+        if (null == tapNetwork)
+        {
+            return super.tapNetwork();
+        }
+        return tapNetwork;
     }
 
     /**
@@ -162,12 +211,14 @@ final class QemuRxePeer extends RxePeer
 
     public TunnelLink openLink(final String pcapName) throws IOException
     {
+        requireTunnel();
         final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
         return TunnelLink.open(linkConfig().withPcap(pcap));
     }
 
     public String tunnelSpec(final String pcapName, final double loss, final long seed)
     {
+        requireTunnel();
         final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
         return linkConfig().withPcap(pcap).withLoss(loss, seed).toSpec();
     }
@@ -181,13 +232,24 @@ final class QemuRxePeer extends RxePeer
             Ipv4Header.parseAddress(options.linkIp())).withMtu(options.mtu());
     }
 
+    private void requireTunnel()
+    {
+        if (null != tapNetwork)
+        {
+            throw new UnsupportedOperationException("rxe peer " + options.name() + " is in tap mode: its NIC is " +
+                tapNetwork.tap() + " in namespace " + tapNetwork.name() + "; reach it with a udp: or pcap: link " +
+                "from inside that namespace");
+        }
+    }
+
     protected int hostPortFor(final int guestPort)
     {
         final Integer hostPort = hostPorts.get(guestPort);
         if (null == hostPort)
         {
             throw new IllegalArgumentException("guest port " + guestPort + " is not forwarded; forwarded: " +
-                hostPorts.keySet() + " (see RxePeerTest.hostfwd)");
+                hostPorts.keySet() + " (see RxePeerTest.hostfwd)" + (null == tapNetwork ? "" : "; in tap mode " +
+                "connect from inside namespace " + tapNetwork.name() + " to " + options.guestAddress()));
         }
         return hostPort;
     }
@@ -265,6 +327,10 @@ final class QemuRxePeer extends RxePeer
         {
             console.close();
             LIVE.remove(this);
+            if (null != tapNetwork)
+            {
+                tapNetwork.close();
+            }
         }
     }
 

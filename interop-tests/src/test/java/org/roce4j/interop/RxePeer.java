@@ -92,11 +92,16 @@ public abstract class RxePeer implements AutoCloseable
      * @param options how.
      * @return the running peer, ready for commands.
      * @throws IOException           when it cannot be started (the message says why).
-     * @throws IllegalStateException when neither QEMU nor Docker is available.
+     * @throws IllegalStateException when neither QEMU nor Docker is available, or tap mode is asked of a container.
      */
     public static RxePeer start(final RxePeerOptions options) throws IOException
     {
         final PeerTools.Backend backend = PeerTools.detectBackend();
+        if (options.tap() && PeerTools.Backend.QEMU != backend)
+        {
+            throw new IllegalStateException("tap mode needs the QEMU peer (" + PeerTools.QEMU_BINARY +
+                "); the backend here is " + backend);
+        }
         switch (backend)
         {
             case QEMU:
@@ -162,6 +167,19 @@ public abstract class RxePeer implements AutoCloseable
      * @throws UnsupportedOperationException for a container peer.
      */
     public abstract String tunnelSpec(String pcapName, double loss, long seed);
+
+    /**
+     * The network namespace and tap device the guest's RoCE NIC is on, for a peer started in tap mode
+     * ({@link RxePeerOptions#tap()}). Programs run there with {@link TapNetwork#command}; they reach the guest at
+     * {@link RxePeerOptions#guestAddress()} and the guest reaches them at {@link TapNetwork#hostAddress()}.
+     *
+     * @return the network.
+     * @throws IllegalStateException when the peer is not in tap mode.
+     */
+    public TapNetwork tapNetwork()
+    {
+        throw new IllegalStateException("rxe peer " + options().name() + " is not in tap mode (RxePeerTest.tap)");
+    }
 
     /**
      * @param guestPort a port given in {@link RxePeerOptions#hostfwd()}.

@@ -57,10 +57,23 @@ public final class RxePeerExtension
         final Class<?> testClass = context.getRequiredTestClass();
         final RxePeerTest settings = AnnotationSupport.findAnnotation(testClass, RxePeerTest.class)
             .orElseThrow(() -> new IllegalStateException(testClass + " lacks @RxePeerTest"));
-        if (PeerTools.Backend.NONE == PeerTools.detectBackend())
+        final PeerTools.Backend backend = PeerTools.detectBackend();
+        String reason = null;
+        if (PeerTools.Backend.NONE == backend)
         {
-            final String reason = "needs an rxe peer: neither " + PeerTools.QEMU_BINARY + " (apt-get install " +
+            reason = "needs an rxe peer: neither " + PeerTools.QEMU_BINARY + " (apt-get install " +
                 "qemu-system-x86 cpio kmod) nor a Docker engine is available";
+        }
+        else if (settings.tap() && PeerTools.Backend.QEMU != backend)
+        {
+            reason = "needs the QEMU peer (" + PeerTools.QEMU_BINARY + ") for tap mode, the backend here is " + backend;
+        }
+        else if (settings.tap())
+        {
+            reason = TapNetwork.unavailableReason();
+        }
+        if (null != reason)
+        {
             if (PeerTools.toolsRequired())
             {
                 throw new IllegalStateException(PeerTools.REQUIRE_TOOLS_ENV + "=1 but the test " + reason);
@@ -71,7 +84,7 @@ public final class RxePeerExtension
         }
         final RxePeerOptions options = new RxePeerOptions(testClass.getSimpleName(), settings.mtu(),
             settings.guestIp(), settings.linkIp(), settings.hostfwd(), settings.hostAccess(),
-            Duration.ofSeconds(settings.readyTimeoutSeconds()));
+            Duration.ofSeconds(settings.readyTimeoutSeconds()), settings.tap());
         final RxePeer peer = RxePeer.start(options);
         context.getStore(NAMESPACE).put(KEY, new PeerResource(peer));
         System.out.println("[rxe-peer] " + options + ": image build/check " + PeerTools.lastBuildMs() +

@@ -15,6 +15,10 @@ import java.util.Arrays;
  * @param hostAccess   let the guest open TCP connections to the host's 127.0.0.1 through {@code 10.0.2.2} (QEMU
  *                     user networking with {@code restrict=off}), for guest programs that connect out.
  * @param readyTimeout how long to wait for the ready line.
+ * @param tap          put the guest's RoCE NIC on a tap device in a network namespace made for the peer
+ *                     ({@link TapNetwork}, QEMU runs inside it) instead of a {@code -netdev dgram} tunnel; the tap
+ *                     gets {@code linkIp} with guestIp's prefix length. Needs root; excludes hostfwd and hostAccess
+ *                     (programs in the namespace reach the guest at its own address).
  */
 public record RxePeerOptions(
     String name,
@@ -23,7 +27,8 @@ public record RxePeerOptions(
     String linkIp,
     int[] hostfwd,
     boolean hostAccess,
-    Duration readyTimeout)
+    Duration readyTimeout,
+    boolean tap)
 {
     /** TCP port of the ibv_*_pingpong and perftest side channel. */
     public static final int PINGPONG_PORT = 18515;
@@ -55,6 +60,34 @@ public record RxePeerOptions(
                 throw new IllegalArgumentException("hostfwd guest port " + port + " is out of range");
             }
         }
+        if (tap && (0 != hostfwd.length || hostAccess))
+        {
+            throw new IllegalArgumentException("tap mode: give hostfwd = {} and no hostAccess; QEMU runs inside the " +
+                "tap's network namespace, where programs reach the guest at " + guestIp + " directly");
+        }
+    }
+
+    /**
+     * Options without tap mode (the guest's RoCE NIC on a {@code -netdev dgram} tunnel).
+     *
+     * @param name         a name for log files.
+     * @param mtu          IP MTU of the guest's RoCE NIC.
+     * @param guestIp      guest RoCE address with prefix length.
+     * @param linkIp       the host side's address on the same segment.
+     * @param hostfwd      guest TCP ports the host may connect to.
+     * @param hostAccess   let the guest open TCP connections to the host's 127.0.0.1.
+     * @param readyTimeout how long to wait for the ready line.
+     */
+    public RxePeerOptions(
+        final String name,
+        final int mtu,
+        final String guestIp,
+        final String linkIp,
+        final int[] hostfwd,
+        final boolean hostAccess,
+        final Duration readyTimeout)
+    {
+        this(name, mtu, guestIp, linkIp, hostfwd, hostAccess, readyTimeout, false);
     }
 
     /**
@@ -86,11 +119,20 @@ public record RxePeerOptions(
     }
 
     /**
+     * @return the host side's address with the guest's prefix length, e.g. {@code 10.98.0.1/24} (the tap's address
+     *     in tap mode).
+     */
+    public String linkCidr()
+    {
+        return linkIp + guestIp.substring(guestIp.indexOf('/'));
+    }
+
+    /**
      * @return e.g. {@code name mtu=1500 ip=10.77.0.2/24 hostfwd=[18515]}.
      */
     public String toString()
     {
         return name + " mtu=" + mtu + " ip=" + guestIp + " link=" + linkIp + " hostfwd=" + Arrays.toString(hostfwd) +
-            (hostAccess ? " host-access" : "");
+            (hostAccess ? " host-access" : "") + (tap ? " tap" : "");
     }
 }

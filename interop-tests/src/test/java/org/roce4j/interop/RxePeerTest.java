@@ -54,6 +54,15 @@ public @interface RxePeerTest
     boolean hostAccess() default false;
 
     /**
+     * @return true to put the guest's RoCE NIC on a tap device in a network namespace made for the class (see
+     *     {@link TapNetwork}; needs root, else the tests are skipped) instead of a dgram tunnel: roce4j then reaches
+     *     rxe through that namespace's kernel (udp link) or the tap itself (pcap link), and
+     *     {@link RxePeer#tapNetwork()} says where. Give {@code hostfwd = {}}: programs in the namespace reach the
+     *     guest at its own address.
+     */
+    boolean tap() default false;
+
+    /**
      * @return seconds to wait for the peer's ready line.
      */
     int readyTimeoutSeconds() default 120;

@@ -350,6 +350,7 @@ public final class UdpLink implements Link
                 registration.cause(), registration.cause());
         }
         configure(channel, dontFragment);
+        warmUpReceiveBuffers(channel);
 
         final ChannelFuture bound = channel.bind(new InetSocketAddress(bindAddress, config.port()))
             .awaitUninterruptibly();
@@ -405,6 +406,20 @@ public final class UdpLink implements Link
             channel.config().setRecvByteBufAllocator(
                 new FixedRecvByteBufAllocator(slot).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
         }
+    }
+
+    /**
+     * Allocate and free one receive buffer on the event loop before any datagram can arrive. Netty 4.2's adaptive
+     * allocator reports chunk allocations as JFR events, so the first allocation in a JVM loads and registers
+     * jdk.jfr's event metadata (io.netty.buffer.AllocateChunkEvent), whether or not a recording runs. Done by the
+     * first read, that took 1 to 2.3 s on a busy two-core machine, during which no datagram reached the engine and
+     * the peer (rxe, or another roce4j) retransmitted the first message of every connection 10 to 30 times (seen in
+     * TapPingpongWithRxeTest's captures, explained by -Xlog:class+load). Done here, the cost is paid while opening.
+     */
+    private void warmUpReceiveBuffers(final Channel channel)
+    {
+        final int bytes = transport.isNative() ? (maxPayloadLength + 1) * RECEIVE_BATCH : maxPayloadLength + 1;
+        channel.eventLoop().submit(() -> channel.alloc().directBuffer(bytes).release()).awaitUninterruptibly();
     }
 
     private static void setBufferSize(

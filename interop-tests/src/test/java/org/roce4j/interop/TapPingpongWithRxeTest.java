@@ -1,0 +1,99 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.header.Ipv4Header;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code roce pingpong} against ibv_rc_pingpong with the guest's NIC on a tap device in a network namespace (issue 6
+ * point 5): over the udp link (a kernel UDP socket bound to the namespace's address on the tap) and over the pcap
+ * link (raw frames on the tap itself, with an address of its own), roce4j as client and as server, 1,000
+ * iterations with -c of 4096 bytes (one SEND_ONLY each way at path MTU 4096) and 65536 bytes (SEND_FIRST, 14 x
+ * SEND_MIDDLE, SEND_LAST). The guest's NIC has MTU 9000, so rxe's active MTU is 4096 and the links carry
+ * 4154-byte frames.
+ *
+ * <p>Addresses, all inside the namespace: guest 10.98.0.2, the namespace's kernel 10.98.0.1 on the tap (the udp
+ * link's address, and the end of every TCP side channel), the pcap link 10.98.0.3. The pcap link's address is one
+ * the kernel does not own, so only the link answers ARP for it, and the kernel, which also receives every frame on
+ * the tap, drops the link's UDP 4791 datagrams without answering them with ICMP port unreachable (IPv4 forwarding is
+ * off in the namespace: a datagram for an address that is not local is dropped silently; with the link's own MAC
+ * it is not even addressed to the kernel). The tests check that: no ICMP errors, no UDP datagram reached the kernel.
+ *
+ * <p>Beyond both programs' output and rxe's counters ({@link TapPingpong}), a capture on the tap checks every frame's
+ * ICRC both ways and, for the udp link, that the kernel wrote IPv4 identification 0 and DF on every frame it sent
+ * for roce4j (the ICRC covers them; see roce-transport/README-links.md).
+ */
+@RxePeerTest(tap = true, mtu = 9000, guestIp = "10.98.0.2/24", linkIp = "10.98.0.1", hostfwd = {})
+class TapPingpongWithRxeTest
+{
+    private static final int ITERATIONS = 1000;
+    /** rxe's active MTU with a 9000-byte guest NIC, used as the path MTU on both sides. */
+    private static final int PATH_MTU = 4096;
+    /** The pcap link's own address: on the tap's subnet, not the kernel's. */
+    private static final String PCAP_IP = "10.98.0.3";
+    /** The pcap link's own MAC in {@link #pcapLinkWithItsOwnMac}: locally administered, made from its address. */
+    private static final long PCAP_MAC = TapNetwork.macFor(Ipv4Header.parseAddress(PCAP_IP));
+
+    private RxePeer peer;
+
+    @ParameterizedTest(name = "udp link, {0} B, roce4j as {1}")
+    @CsvSource({"4096, client", "65536, client", "4096, server", "65536, server"})
+    void udpLink(final int size, final String role) throws IOException
+    {
+        final String address = peer.tapNetwork().hostAddress();
+        final TapPingpong.Outcome outcome = run("udp-" + size + "-" + role, "udp:" + address, address, size, role);
+        assertEquals(outcome.capture().framesToGuest(), outcome.capture().kernelHeaderToGuest(),
+            "frames the kernel sent for the udp link without IPv4 ID 0 and DF: " + outcome.capture());
+    }
+
+    @ParameterizedTest(name = "pcap link with its own MAC, {0} B, roce4j as {1}")
+    @CsvSource({"4096, client", "65536, client", "4096, server", "65536, server"})
+    void pcapLinkWithItsOwnMac(final int size, final String role) throws IOException
+    {
+        final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP + ",mac=" +
+            EthernetHeader.macToString(PCAP_MAC);
+        checkPcapRun(run("pcap-ownmac-" + size + "-" + role, spec, PCAP_IP, size, role), PCAP_MAC);
+    }
+
+    @Test
+    void pcapLinkOnTheTapsMac() throws IOException
+    {
+        final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP;
+        checkPcapRun(run("pcap-tapmac-4096-client", spec, PCAP_IP, 4096, "client"), peer.tapNetwork().tapMac());
+    }
+
+    private TapPingpong.Outcome run(
+        final String tag, final String spec, final String roceIp, final int size, final String role)
+        throws IOException
+    {
+        assertEquals(PATH_MTU, peer.ready().activeMtu());
+        // The guest learns the pcap link's MAC afresh in each test (from its ARP request or reply).
+        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
+        final String name = "TapPingpongWithRxeTest-" + tag;
+        final TapPingpong.Outcome outcome = "client".equals(role) ?
+            TapPingpong.roceAsClient(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS) :
+            TapPingpong.roceAsServer(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS);
+        System.out.println("[tap-pingpong] " + name + ": " + outcome.usecPerIter() + " usec/iter, " +
+            outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
+            outcome.rxeCounters() + "; namespace counters moved: " + outcome.netns());
+        return outcome;
+    }
+
+    private void checkPcapRun(final TapPingpong.Outcome outcome, final long linkMac) throws IOException
+    {
+        final String context = outcome.capture() + "; namespace counters moved: " + outcome.netns();
+        assertEquals(0, outcome.netns("Icmp.OutDestUnreachs"), "the kernel answered with ICMP errors: " + context);
+        assertEquals(0, outcome.netns("Udp.InDatagrams") + outcome.netns("Udp.NoPorts"),
+            "UDP datagrams reached the namespace's kernel: " + context);
+        final String neighbour = peer.runOk("ip neigh show " + PCAP_IP + " dev eth0");
+        assertTrue(neighbour.contains("lladdr " + EthernetHeader.macToString(linkMac)),
+            "the guest's neighbour entry for the pcap link: " + neighbour);
+    }
+}
