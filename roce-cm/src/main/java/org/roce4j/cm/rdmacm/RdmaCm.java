@@ -236,20 +236,25 @@ public final class RdmaCm implements AutoCloseable
      *
      * @param id        the identifier (for CONNECT_REQUEST: the listener).
      * @param expected  the type wanted.
-     * @param timeoutNs longest wait.
+     * @param timeoutNs longest wait (device clock); Long.MAX_VALUE waits forever.
      * @return the event.
      * @throws RdmaCmException naming what came instead (rejected with reason N, unreachable, disconnected...) or
      *                         the timeout.
      */
     public RdmaCmEvent expect(final RdmaCmId id, final RdmaCmEventType expected, final long timeoutNs)
     {
-        final long deadline = device.clock().nanoTime() + timeoutNs;
+        if (timeoutNs < 0)
+        {
+            throw new IllegalArgumentException("timeout must be >= 0 ns, got " + timeoutNs);
+        }
+        final boolean forever = Long.MAX_VALUE == timeoutNs;
+        final long deadline = forever ? Long.MAX_VALUE : device.clock().nanoTime() + timeoutNs;
         final ArrayDeque<RdmaCmEvent> others = new ArrayDeque<>();
         try
         {
             while (true)
             {
-                final long left = deadline - device.clock().nanoTime();
+                final long left = forever ? Long.MAX_VALUE : deadline - device.clock().nanoTime();
                 final RdmaCmEvent event = left > 0 ? getEvent(left) : pollEvent();
                 if (null == event)
                 {
