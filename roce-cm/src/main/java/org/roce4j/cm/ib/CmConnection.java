@@ -139,7 +139,7 @@ public final class CmConnection
     }
 
     /**
-     * @return the first PSN our QP sends (our REQ's or REP's starting PSN).
+     * @return the Starting PSN of our REQ or REP. In Linux (cm.c) that is the PSN our QP expects first: its rq_psn.
      */
     public int localPsn()
     {
@@ -147,7 +147,8 @@ public final class CmConnection
     }
 
     /**
-     * @return the first PSN the peer's QP sends: the receive PSN of our QP.
+     * @return the Starting PSN of the peer's REQ or REP: the PSN the peer expects first, so our QP's sq_psn
+     *     (cm.c cm_req_handler / cm_rep_handler).
      */
     public int remotePsn()
     {

@@ -26,7 +26,7 @@ public final class CmReplyParams
     }
 
     /**
-     * @param psn the local QP's first send PSN, 24 bits.
+     * @param psn the REP's Starting PSN, 24 bits: in Linux the PSN the local QP expects first (its rq_psn).
      * @return this.
      */
     public CmReplyParams startingPsn(final int psn)

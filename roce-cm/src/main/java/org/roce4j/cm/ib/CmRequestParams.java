@@ -51,7 +51,7 @@ public final class CmRequestParams
     }
 
     /**
-     * @param psn the local QP's first send PSN, 24 bits.
+     * @param psn the REQ's Starting PSN, 24 bits: in Linux the PSN the local QP expects first (its rq_psn).
      * @return this.
      */
     public CmRequestParams startingPsn(final int psn)

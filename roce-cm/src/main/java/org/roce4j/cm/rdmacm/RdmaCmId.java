@@ -24,9 +24,11 @@ import org.roce4j.wire.mad.Gid;
  * access (rdma_create_qp); the passive side moves it to INIT with the negotiated access, RTR and RTS before sending
  * the REP (cma_accept_ib), the active side does the same when the REP arrives and then sends the RTU
  * (cma_rep_recv); a REJ, a timeout, a DREQ and {@link #disconnect} move it to the error state (cma_modify_qp_err).
- * RTR takes the path, MTU, the peer's QPN and starting PSN, max_dest_rd_atomic = responder resources and
- * min_rnr_timer 0 (cm.c cm_init_qp_rtr_attr); RTS takes our starting PSN, the CM's ACK timeout, the REQ's retry
- * count, the RNR retry count and max_rd_atomic = initiator depth (cm_init_qp_rts_attr).
+ * RTR takes the path, MTU, the peer's QPN, our own message's starting PSN as the receive PSN,
+ * max_dest_rd_atomic = responder resources and min_rnr_timer 0 (cm.c cm_init_qp_rtr_attr); RTS takes the peer's
+ * message's starting PSN as the send PSN, the CM's ACK timeout, the REQ's retry count, the RNR retry count and
+ * max_rd_atomic = initiator depth (cm_init_qp_rts_attr). (In Linux a REQ's or REP's Starting PSN is the PSN its
+ * sender expects to receive.)
  *
  * <p>Threading: the methods may be called from any thread; they run on the CM's thread (directly in invoker mode)
  * and throw {@link IllegalStateException} naming the problem when the identifier is in the wrong state.
@@ -431,6 +433,11 @@ public final class RdmaCmId
         return number;
     }
 
+    CmConnection connection()
+    {
+        return connection;
+    }
+
     int backlog()
     {
         return backlog;
@@ -499,14 +506,17 @@ public final class RdmaCmId
             .portNum(1);
         attr.pathMtu = Mtu.fromVerbsValue(c.pathMtu());
         attr.destQpNum = c.remoteQpn();
-        attr.rqPsn = c.remotePsn();
+        // Linux cm.c: the Starting PSN a side puts in its REQ or REP is the PSN its QP expects first (rq_psn); it
+        // sends from the peer's (cm_req_handler / cm_rep_handler set sq_psn from the message received). The golden
+        // capture agrees: rping's client sends its first SEND with the REP's PSN, the server its READ with the REQ's.
+        attr.rqPsn = c.localPsn();
         attr.maxDestRdAtomic = c.responderResources();
         attr.minRnrTimer = minRnrTimer;
         q.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
             QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
 
         attr.qpState = QpState.RTS;
-        attr.sqPsn = c.localPsn();
+        attr.sqPsn = c.remotePsn();
         attr.timeout = c.ackTimeout();
         attr.retryCnt = c.retryCount();
         attr.rnrRetry = c.rnrRetryCount();

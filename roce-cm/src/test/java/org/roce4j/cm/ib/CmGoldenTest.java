@@ -220,6 +220,20 @@ class CmGoldenTest
     }
 
     @Test
+    void eachSideSendsFromTheStartingPsnOfThePeersMessage()
+    {
+        // Linux cm.c: a REQ's or REP's Starting PSN is what its sender expects to receive. rping's REQ says
+        // 0xc19aa7 and the server's REP 0x1dbb70; the client's first SEND (frame 6) carries 0x1dbb70 and the
+        // server's first packet, its RDMA READ request (frame 8), 0xc19aa7.
+        assertEquals(0x1DBB70, Golden.frame(Golden.SESSION, 6).parse().bth().psn());
+        assertEquals(0xC19AA7, Golden.frame(Golden.SESSION, 8).parse().bth().psn());
+        assertEquals(0xC19AA7, new org.roce4j.wire.mad.CmReqMessage()
+            .wrapMad(new UnsafeBuffer(mad(Golden.SESSION, 3)), 0).startingPsn());
+        assertEquals(0x1DBB70, new org.roce4j.wire.mad.CmRepMessage()
+            .wrapMad(new UnsafeBuffer(mad(Golden.SESSION, 4)), 0).startingPsn());
+    }
+
+    @Test
     void rpingsDataMessageIsBufRkeySizeBigEndian()
     {
         // Frame 6: the client's first SEND, struct rping_rdma_info { __be64 buf; __be32 rkey; __be32 size; }.

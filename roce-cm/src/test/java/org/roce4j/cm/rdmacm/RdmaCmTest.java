@@ -116,6 +116,12 @@ class RdmaCmTest
         assertEquals(qpB.qpNum(), a.destQpNum);
         assertEquals(qpA.qpNum(), b.destQpNum);
         assertEquals(qpB.qpNum(), c.active().remoteQpn());
+        // Linux's convention (and the golden capture's): a side expects first the PSN it put in its own REQ or
+        // REP, and sends from the peer's.
+        assertEquals(c.active().connection().localPsn(), a.rqPsn, "A expects the PSN of its REQ");
+        assertEquals(c.passive().connection().localPsn(), a.sqPsn, "A sends from the PSN of B's REP");
+        assertEquals(c.passive().connection().localPsn(), b.rqPsn);
+        assertEquals(c.active().connection().localPsn(), b.sqPsn);
         assertEquals(Mtu.MTU_1024, a.pathMtu, "the active MTU of a 1500-byte link");
         assertEquals(19, a.timeout, "cm_ack_timeout(15, 18)");
         assertEquals(19, b.timeout);
