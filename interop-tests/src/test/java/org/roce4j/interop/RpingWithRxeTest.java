@@ -82,7 +82,9 @@ class RpingWithRxeTest
         final int port = 20000 + size % 1000;
         final boolean print = 64 == size;
         peer.kill("rps");
-        peer.start("rps", "rping -s -V -a " + guest() + " -p " + port + (print ? " -v" : ""));
+        // rping's stdout is buffered and its stderr is not: keep them apart so lines do not interleave.
+        peer.start("rps", "rping -s -V -a " + guest() + " -p " + port + " -S " + size + (print ? " -v" : "") +
+            " 2>/tmp/rps.err");
         awaitRpingListening(port);
 
         final Result roce = runRoce("rping", "-c", "-a", guest(), "-p", Integer.toString(port),
@@ -90,15 +92,16 @@ class RpingWithRxeTest
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", "60000");
         final int rxeExit = peer.waitFor("rps", RUN_TIMEOUT);
         final String rxeLog = peer.log("rps");
-        final String context = context(name, roce, rxeLog);
+        final String rxeErr = peer.runOk("cat /tmp/rps.err");
+        final String context = context(name, roce, rxeLog + "--- rping (stderr):\n" + rxeErr);
 
         assertEquals(0, roce.exit(), "roce rping failed\n" + context);
         assertEquals(0, rxeExit, "rping -s failed\n" + context);
         assertPings(roce.out(), "ping data: ", size, context);
         assertFalse(roce.err().contains("data mismatch"), context);
         // rxe saw roce4j's disconnect: rping -s ends its loop on the DISCONNECTED event, as after a C client.
-        assertTrue(rxeLog.contains("server DISCONNECT EVENT..."), context);
-        assertTrue(rxeLog.contains("wait for RDMA_READ_ADV state 10"), context);
+        assertTrue(rxeErr.contains("server DISCONNECT EVENT..."), context);
+        assertTrue(rxeErr.contains("wait for RDMA_READ_ADV state 10"), context);
         if (print)
         {
             assertPings(rxeLog, "server ping data: ", size, context);
@@ -126,11 +129,11 @@ class RpingWithRxeTest
         peer.kill("rpc");
         // roce rping may not listen yet: rping then gets REJ 8 (or no ARP answer yet); try again, as a user would.
         peer.start("rpc", "i=0; while [ $i -lt 100 ]; do rping -c -V -a " + link() + " -p " + port + " -C " + PINGS +
-            " -S " + size + (print ? " -v" : "") + " > /tmp/rpc.out 2>&1; rc=$?; cat /tmp/rpc.out; " +
-            "grep -qE 'error 8|ADDR_ERROR|UNREACHABLE' /tmp/rpc.out || exit $rc; i=$((i+1)); usleep 100000; " +
+            " -S " + size + (print ? " -v" : "") + " >/tmp/rpc.out 2>/tmp/rpc.err; rc=$?; cat /tmp/rpc.out; " +
+            "grep -qE 'error 8|ADDR_ERROR|UNREACHABLE' /tmp/rpc.err || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
         final int rxeExit = peer.waitFor("rpc", RUN_TIMEOUT);
-        final String rxeLog = peer.log("rpc");
+        final String rxeLog = peer.log("rpc") + peer.runOk("cat /tmp/rpc.err");
         final Result result = join(roce, rxeLog);
         final String context = context(name, result, rxeLog);
 
@@ -392,7 +395,8 @@ class RpingWithRxeTest
             final String expected = prefix + expectedPing(i, size);
             if (!expected.equals(lines.get(i)))
             {
-                throw new AssertionError("ping " + i + " differs from rping's pattern\n" + context);
+                throw new AssertionError("ping " + i + " differs from rping's pattern:\n  got      " +
+                    head(lines.get(i)) + "\n  expected " + head(expected) + "\n" + context);
             }
         }
     }
