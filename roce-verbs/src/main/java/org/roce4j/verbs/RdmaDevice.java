@@ -276,8 +276,9 @@ public final class RdmaDevice implements AutoCloseable
         {
             // IPv4 header at byte 20: TOS at +1, source at +12, destination at +16.
             final int ipv4 = offset + GRH_BYTES - Ipv4Header.LENGTH;
-            out.dgid(LinkAddress.IPV4_MAPPED_HIGH,
-                    LinkAddress.IPV4_MAPPED_LOW_PREFIX | (buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL))
+            final long sourceLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
+                (buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
+            out.dgid(LinkAddress.IPV4_MAPPED_HIGH, sourceLow)
                 .trafficClass(buffer.getByte(ipv4 + 1) & 0xFF)
                 .flowLabel(0);
             destinationHigh = LinkAddress.IPV4_MAPPED_HIGH;
@@ -288,7 +289,8 @@ public final class RdmaDevice implements AutoCloseable
         {
             // IPv6 header: version(4) traffic class(8) flow label(20), ..., source at +8, destination at +24.
             final int first = buffer.getInt(offset, ByteOrder.BIG_ENDIAN);
-            out.dgid(buffer.getLong(offset + 8, ByteOrder.BIG_ENDIAN), buffer.getLong(offset + 16, ByteOrder.BIG_ENDIAN))
+            out.dgid(buffer.getLong(offset + 8, ByteOrder.BIG_ENDIAN),
+                    buffer.getLong(offset + 16, ByteOrder.BIG_ENDIAN))
                 .trafficClass((first >>> 20) & 0xFF)
                 .flowLabel(first & 0xF_FFFF);
             destinationHigh = buffer.getLong(offset + 24, ByteOrder.BIG_ENDIAN);

@@ -4,9 +4,9 @@ import java.security.SecureRandom;
 import java.util.Random;
 
 /**
- * Where the CM gets its random numbers: local communication IDs, starting PSNs and rdma_cm's source ports. The kernel CM draws comm IDs
- * from a random-based xarray cycle and rdma_cm draws each starting PSN with get_random_u32() & 0xFFFFFF; tests
- * inject fixed values to reproduce golden captures byte for byte.
+ * Where the CM gets its random numbers: local communication IDs, starting PSNs and rdma_cm's source ports. The
+ * kernel CM draws comm IDs from a random-based xarray cycle and rdma_cm draws each starting PSN with
+ * get_random_u32() &amp; 0xFFFFFF; tests inject fixed values to reproduce golden captures byte for byte.
  */
 public interface CmIdSource
 {
@@ -37,11 +37,17 @@ public interface CmIdSource
     {
         return new CmIdSource()
         {
+            /**
+             * @return the generator's next int.
+             */
             public int nextCommId()
             {
                 return random.nextInt();
             }
 
+            /**
+             * @return the generator's next int, 24 bits.
+             */
             public int nextPsn()
             {
                 return random.nextInt() & 0xFF_FFFF;

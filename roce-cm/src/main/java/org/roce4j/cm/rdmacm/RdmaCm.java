@@ -896,6 +896,9 @@ public final class RdmaCm implements AutoCloseable
         private CountDownLatch started;
         private boolean running;
 
+        /**
+         * Record the agent thread as the CM's, then let the constructor return.
+         */
         public void onStart()
         {
             cmThread = Thread.currentThread();
@@ -905,6 +908,11 @@ public final class RdmaCm implements AutoCloseable
             }
         }
 
+        /**
+         * One round: commands from other threads, MADs from QP1, due timers.
+         * 
+         * @return work done.
+         */
         public int doWork()
         {
             if (running || closed)
@@ -936,11 +944,17 @@ public final class RdmaCm implements AutoCloseable
             }
         }
 
+        /**
+         * @return the CM's earliest timer, for simulated time.
+         */
         public long earliestDeadlineNs()
         {
             return cm.earliestDeadlineNs();
         }
 
+        /**
+         * @return the agent thread's name.
+         */
         public String roleName()
         {
             return "roce-cm-" + device.name();

@@ -572,6 +572,12 @@ public final class RdmaCmId
      */
     private final class Handler implements CmHandler
     {
+        /**
+         * Active side: REP received: INIT/RTR/RTS with its values, then the RTU (cma_rep_recv); on failure REJ
+         * 28 and CONNECT_ERROR.
+         * 
+         * @param c the connection.
+         */
         public void onReply(final CmConnection c)
         {
             peerParam = new ConnParam().responderResources(c.responderResources())
@@ -594,6 +600,11 @@ public final class RdmaCmId
             owner.sendRtu(c);
         }
 
+        /**
+         * ESTABLISHED, with the REP's private data on the active side.
+         * 
+         * @param c the connection.
+         */
         public void onEstablished(final CmConnection c)
         {
             state = State.ESTABLISHED;
@@ -603,6 +614,11 @@ public final class RdmaCmId
                 format(remoteAddress) + " (QPN 0x" + Integer.toHexString(c.remoteQpn()) + ")"));
         }
 
+        /**
+         * REJ received: the QP goes to the error state, then REJECTED with the reason as status.
+         * 
+         * @param c the connection.
+         */
         public void onRejected(final CmConnection c)
         {
             moveQpToError();
@@ -614,6 +630,12 @@ public final class RdmaCmId
                 (null == named ? "" : " (" + named.description() + ")")));
         }
 
+        /**
+         * No answer after every retry: UNREACHABLE (REQ, REP) or DISCONNECTED with -ETIMEDOUT (DREQ).
+         * 
+         * @param c        the connection.
+         * @param timedOut the state that timed out.
+         */
         public void onTimeout(final CmConnection c, final CmState timedOut)
         {
             moveQpToError();
@@ -632,6 +654,11 @@ public final class RdmaCmId
                 " (sent " + (owner.retriesOf(c) + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
         }
 
+        /**
+         * DREQ received: QP to error, DISCONNECTED; the CM sends the DREP when this returns.
+         * 
+         * @param c the connection.
+         */
         public void onDisconnectRequest(final CmConnection c)
         {
             // cma.c: DREQ received: the QP goes to the error state before the DREP (rdma_disconnect's order).
@@ -641,6 +668,11 @@ public final class RdmaCmId
                 null, format(remoteAddress) + " disconnected (DREQ received)"));
         }
 
+        /**
+         * DREP received: DISCONNECTED.
+         * 
+         * @param c the connection.
+         */
         public void onDisconnectReply(final CmConnection c)
         {
             state = State.DISCONNECTED;
@@ -648,6 +680,11 @@ public final class RdmaCmId
                 "disconnected from " + format(remoteAddress) + " (DREP received)"));
         }
 
+        /**
+         * TimeWait over: TIMEWAIT_EXIT.
+         * 
+         * @param c the connection.
+         */
         public void onTimewaitExit(final CmConnection c)
         {
             timewaitExited = true;
