@@ -158,16 +158,71 @@ public final class RdmaCmId
                 throw new IllegalStateException("cannot create a QP on identifier " + number + " in state " + state);
             }
             final QueuePair created = pd.createQp(new QpInitAttributes().copyFrom(init).qpType(QpType.RC));
-            final QpAttributes attr = new QpAttributes();
-            attr.qpState = QpState.INIT;
-            attr.pkeyIndex = 0;
-            attr.portNum = 1;
-            attr.qpAccessFlags = 0;
-            created.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT |
-                QpAttrMask.ACCESS_FLAGS);
+            toInit(created);
             qp = created;
             return created;
         });
+    }
+
+    /**
+     * Use a QP created elsewhere for this connection (rping -q, perftest: ibv_create_qp, then the CM drives it).
+     * A QP in RESET is moved to INIT as {@link #createQp} does; one already in INIT is taken as it is.
+     *
+     * @param existing an RC QP of this RdmaCm's device, in RESET or INIT.
+     * @return this.
+     * @throws IllegalArgumentException for another device, QP type or state.
+     * @throws IllegalStateException    when the identifier already has a QP or is a listener.
+     */
+    public RdmaCmId attachQp(final QueuePair existing)
+    {
+        if (null == existing)
+        {
+            throw new NullPointerException("qp must not be null");
+        }
+        if (existing.pd().device() != owner.device())
+        {
+            throw new IllegalArgumentException("QP " + existing.qpNum() + " belongs to device " +
+                existing.pd().device().name() + ", not to this RdmaCm's " + owner.device().name());
+        }
+        if (QpType.RC != existing.type())
+        {
+            throw new IllegalArgumentException("rdma_cm connections here are RC; QP " + existing.qpNum() + " is " +
+                existing.type());
+        }
+        owner.call(() ->
+        {
+            if (null != qp)
+            {
+                throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
+            }
+            if (State.LISTENING == state || State.DESTROYED == state)
+            {
+                throw new IllegalStateException("cannot attach a QP to identifier " + number + " in state " + state);
+            }
+            final QpState current = existing.state();
+            if (QpState.RESET == current)
+            {
+                toInit(existing);
+            }
+            else if (QpState.INIT != current)
+            {
+                throw new IllegalArgumentException("QP " + existing.qpNum() + " is in " + current + "; the CM " +
+                    "takes a QP in RESET or INIT and moves it to RTR and RTS itself");
+            }
+            qp = existing;
+            return null;
+        });
+        return this;
+    }
+
+    private static void toInit(final QueuePair q)
+    {
+        final QpAttributes attr = new QpAttributes();
+        attr.qpState = QpState.INIT;
+        attr.pkeyIndex = 0;
+        attr.portNum = 1;
+        attr.qpAccessFlags = 0;
+        q.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
     }
 
     /**

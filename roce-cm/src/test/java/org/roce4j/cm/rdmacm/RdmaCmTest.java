@@ -352,6 +352,27 @@ class RdmaCmTest
     }
 
     @Test
+    void aQpCreatedElsewhereCanBeAttachedAndIsDrivenByTheCm()
+    {
+        final RdmaCmId listener = listenB();
+        final QueuePair own = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.transport.QpType.RC));
+        final RdmaCmId active = fx.cmA.createId().attachQp(own);
+        assertSame(own, active.qp());
+        assertEquals(QpState.INIT, own.state(), "moved from RESET to INIT as rdma_create_qp does");
+        active.connect(CmFabric.address(ADDRESS_B, PORT), new ConnParam());
+        final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
+        request.id().createQp(fx.pdB, CmFabric.init(fx.cqB));
+        request.id().accept(null);
+        fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
+        assertEquals(QpState.RTS, own.state());
+
+        final QueuePair uc = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.transport.QpType.UC));
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().attachQp(uc));
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().attachQp(own), "a QP in RTS");
+        assertThrows(IllegalStateException.class, () -> active.attachQp(own), "already has one");
+    }
+
+    @Test
     void closingTheCmDisconnectsItsConnections()
     {
         final Connection c = connect(listenB(), CmFabric.address(ADDRESS_B, PORT));
