@@ -292,6 +292,14 @@ public final class CmConnection
     }
 
     /**
+     * @return how often this connection's REQ, REP or DREQ is sent again at most (Max CM Retries).
+     */
+    public int maxCmRetries()
+    {
+        return maxCmRetries;
+    }
+
+    /**
      * @return retries left for the message waiting for an answer.
      */
     public int retriesLeft()

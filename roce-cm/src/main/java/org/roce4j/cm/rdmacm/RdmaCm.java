@@ -498,11 +498,6 @@ public final class RdmaCm implements AutoCloseable
         lastError = error;
     }
 
-    int retriesOf(final CmConnection c)
-    {
-        return options.cmConfig().maxCmRetries();
-    }
-
     void bindListener(final RdmaCmId id, final InetSocketAddress address)
     {
         final InetAddress ip = address.getAddress();

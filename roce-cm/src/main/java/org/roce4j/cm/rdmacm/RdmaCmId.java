@@ -699,14 +699,14 @@ public final class RdmaCmId
                 state = State.DISCONNECTED;
                 owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null,
                     RdmaCmEvent.ETIMEDOUT, new byte[0], null, "no DREP from " + format(remoteAddress) +
-                    " after " + (owner.options().cmConfig().maxCmRetries() + 1) + " DREQs; disconnected anyway"));
+                    " after " + (c.maxCmRetries() + 1) + " DREQs; disconnected anyway"));
                 return;
             }
             state = State.UNREACHABLE;
             final boolean req = CmState.REQ_SENT == timedOut || CmState.MRA_REQ_RCVD == timedOut;
             owner.publish(new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, RdmaCmId.this, null, RdmaCmEvent.ETIMEDOUT,
                 new byte[0], null, format(remoteAddress) + " did not answer our " + (req ? "REQ" : "REP") +
-                " (sent " + (owner.retriesOf(c) + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
+                " (sent " + (c.maxCmRetries() + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
         }
 
         /**
