@@ -1,10 +1,12 @@
 package org.roce4j.verbs;
 
 import java.util.Arrays;
+import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.engine.RoceEngine;
 
 /**
@@ -17,6 +19,9 @@ import org.roce4j.transport.engine.RoceEngine;
  * {@link IdleHandler}, which typically moves an injected clock straight to the next event: the earliest engine
  * timer or the end of the wait. {@link #simulated(CachedNanoClock)} builds such a group, which makes every wait
  * deterministic and instant.
+ *
+ * <p>{@link ProgressTask}s added with {@link #addTask(ProgressTask)} run after the engines in every round; their
+ * deadlines count as timers.
  *
  * <p>Not thread safe: a group belongs to one thread.
  */
@@ -36,10 +41,12 @@ public final class ProgressGroup
     }
 
     private static final RoceEngine[] NO_ENGINES = new RoceEngine[0];
+    private static final ProgressTask[] NO_TASKS = new ProgressTask[0];
 
     private final IdleStrategy idleStrategy;
     private final IdleHandler idleHandler;
     private RoceEngine[] engines = NO_ENGINES;
+    private ProgressTask[] tasks = NO_TASKS;
 
     /**
      * A real-time group that backs off (spin, yield, then park up to 1 ms) while nothing happens.
@@ -93,9 +100,9 @@ public final class ProgressGroup
     }
 
     /**
-     * Run one duty cycle of every engine in the group.
+     * Run one duty cycle of every engine in the group, then one round of every task.
      *
-     * @return total work done (0 when every engine was idle).
+     * @return total work done (0 when every engine and task was idle).
      */
     public int progress()
     {
@@ -104,7 +111,106 @@ public final class ProgressGroup
         {
             work += engine.doWork();
         }
+        for (final ProgressTask task : tasks)
+        {
+            work += task.doWork();
+        }
         return work;
+    }
+
+    /**
+     * Drive the group until a condition holds or the deadline passes, idling between rounds that did no work (real
+     * time: the idle strategy; simulated time: the idle handler moves the clock).
+     *
+     * @param condition  checked after every round (and once before the first).
+     * @param deadlineNs engine-clock deadline; Long.MAX_VALUE for none.
+     * @param clock      the engines' clock.
+     * @return true when the condition holds, false when the deadline passed first.
+     */
+    public boolean waitUntil(
+        final BooleanSupplier condition, final long deadlineNs, final NanoClock clock)
+    {
+        requireNonNull(condition, "condition");
+        requireNonNull(clock, "clock");
+        while (true)
+        {
+            if (condition.getAsBoolean())
+            {
+                resetIdle();
+                return true;
+            }
+            final int work = progress();
+            if (condition.getAsBoolean())
+            {
+                resetIdle();
+                return true;
+            }
+            if (Long.MAX_VALUE != deadlineNs && clock.nanoTime() - deadlineNs >= 0)
+            {
+                return false;
+            }
+            if (0 == work)
+            {
+                idle(deadlineNs);
+            }
+            else
+            {
+                resetIdle();
+            }
+        }
+    }
+
+    /**
+     * Add a task that runs after the engines in every round.
+     *
+     * @param task the task.
+     * @throws IllegalStateException when it is already in the group.
+     */
+    public void addTask(final ProgressTask task)
+    {
+        requireNonNull(task, "task");
+        for (final ProgressTask existing : tasks)
+        {
+            if (existing == task)
+            {
+                throw new IllegalStateException("the task is already in this progress group");
+            }
+        }
+        final ProgressTask[] grown = Arrays.copyOf(tasks, tasks.length + 1);
+        grown[tasks.length] = task;
+        tasks = grown;
+    }
+
+    /**
+     * Remove a task; nothing happens when it is not in the group.
+     *
+     * @param task the task.
+     */
+    public void removeTask(final ProgressTask task)
+    {
+        int index = -1;
+        for (int i = 0; i < tasks.length; i++)
+        {
+            if (tasks[i] == task)
+            {
+                index = i;
+            }
+        }
+        if (index >= 0)
+        {
+            final ProgressTask[] shrunk = new ProgressTask[tasks.length - 1];
+            System.arraycopy(tasks, 0, shrunk, 0, index);
+            System.arraycopy(tasks, index + 1, shrunk, index, tasks.length - index - 1);
+            tasks = shrunk;
+        }
+    }
+
+    /**
+     * @return number of tasks in the group.
+     */
+    public int taskCount()
+    {
+        return tasks.length;
     }
 
     /**
@@ -116,7 +222,7 @@ public final class ProgressGroup
     }
 
     /**
-     * @return the earliest timer armed in any engine of the group, or Long.MAX_VALUE.
+     * @return the earliest timer armed in any engine or task of the group, or Long.MAX_VALUE.
      */
     public long earliestDeadlineNs()
     {
@@ -124,6 +230,10 @@ public final class ProgressGroup
         for (final RoceEngine engine : engines)
         {
             earliest = Math.min(earliest, engine.earliestDeadlineNs());
+        }
+        for (final ProgressTask task : tasks)
+        {
+            earliest = Math.min(earliest, task.earliestDeadlineNs());
         }
         return earliest;
     }

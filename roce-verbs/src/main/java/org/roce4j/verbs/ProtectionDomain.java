@@ -2,11 +2,13 @@ package org.roce4j.verbs;
 
 import java.nio.ByteBuffer;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.QpCapabilities;
+import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.AddressVector;
 import org.roce4j.transport.engine.MemoryRegionEntry;
 import org.roce4j.transport.engine.QpContext;
@@ -340,6 +342,20 @@ public final class ProtectionDomain
             addressHandles++;
             return new AddressHandle(this, copy, vector);
         }
+    }
+
+    /**
+     * Create an address handle that answers the sender of a received UD datagram (ibv_create_ah_from_wc); see
+     * {@link RdmaDevice#initAhFromWc}.
+     *
+     * @param wc     a UD or GSI receive completion with a GRH.
+     * @param buffer holding the receive buffer's 40-byte network header area.
+     * @param offset where that area starts.
+     * @return the handle.
+     */
+    public AddressHandle createAhFromWc(final WorkCompletion wc, final DirectBuffer buffer, final int offset)
+    {
+        return createAh(device.initAhFromWc(wc, buffer, offset, new AhAttributes()));
     }
 
     void releaseAh()

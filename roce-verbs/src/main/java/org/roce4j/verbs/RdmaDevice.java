@@ -1,11 +1,13 @@
 package org.roce4j.verbs;
 
+import java.nio.ByteOrder;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -13,11 +15,15 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
+import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.AsyncEvent;
 import org.roce4j.transport.Mtu;
+import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.CompletionRing;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * An open RDMA device (ibv_open_device / struct ibv_context): one roce4j engine over one {@link Link}, with one
@@ -38,6 +44,8 @@ public final class RdmaDevice implements AutoCloseable
 {
     /** The only port number of a roce4j device. */
     public static final int PORT_NUM = 1;
+    /** Bytes of the network header area at the start of a UD receive buffer (union rdma_network_hdr). */
+    public static final int GRH_BYTES = 40;
     /** How long {@link #open} waits for a dedicated agent thread to start. */
     private static final long START_TIMEOUT_MS = 10_000;
 
@@ -233,6 +241,93 @@ public final class RdmaDevice implements AutoCloseable
         checkOpen();
         checkGidIndex(index, "GID index");
         return new Gid(engine.gidHigh(index), engine.gidLow(index));
+    }
+
+    /**
+     * Fill address-handle attributes that answer the sender of a received UD datagram (ibv_init_ah_from_wc): the
+     * destination GID is the packet's source address, read from the 40-byte network header area the engine writes at
+     * the start of every UD receive buffer (union rdma_network_hdr: 20 zero bytes and the IPv4 header, or the IPv6
+     * header; protocol-facts A.8), and the source GID index is the local GID the packet was sent to. As in
+     * libibverbs, the hop limit is 0xFF and the traffic class (and IPv6 flow label) are the packet's; the UDP
+     * destination port of RoCEv2 is always 4791, and the link resolves the MAC from the IP address.
+     *
+     * @param wc     a successful UD or GSI receive completion with {@link WorkCompletion#hasGrh()}.
+     * @param buffer the receive buffer (or any buffer holding its first 40 bytes).
+     * @param offset where the 40-byte header area starts in {@code buffer}.
+     * @param out    filled (port 1, SL 0).
+     * @return out.
+     * @throws IllegalArgumentException when the completion has no GRH, or the header area holds neither an IPv4
+     *                                  nor an IPv6 header, or the packet was not sent to one of this device's GIDs.
+     */
+    public AhAttributes initAhFromWc(
+        final WorkCompletion wc, final DirectBuffer buffer, final int offset, final AhAttributes out)
+    {
+        ProgressGroup.requireNonNull(wc, "wc");
+        ProgressGroup.requireNonNull(buffer, "buffer");
+        ProgressGroup.requireNonNull(out, "out");
+        if (!wc.hasGrh())
+        {
+            throw new IllegalArgumentException("the work completion has no GRH (IBV_WC_GRH): only successful UD " +
+                "receive completions carry the sender's address");
+        }
+        final long destinationHigh;
+        final long destinationLow;
+        if (isIpv4NetworkHeader(buffer, offset))
+        {
+            // IPv4 header at byte 20: TOS at +1, source at +12, destination at +16.
+            final int ipv4 = offset + GRH_BYTES - Ipv4Header.LENGTH;
+            final long sourceLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
+                (buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
+            out.dgid(LinkAddress.IPV4_MAPPED_HIGH, sourceLow)
+                .trafficClass(buffer.getByte(ipv4 + 1) & 0xFF)
+                .flowLabel(0);
+            destinationHigh = LinkAddress.IPV4_MAPPED_HIGH;
+            destinationLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
+                (buffer.getInt(ipv4 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
+        }
+        else if (6 == (buffer.getByte(offset) & 0xFF) >>> 4)
+        {
+            // IPv6 header: version(4) traffic class(8) flow label(20), ..., source at +8, destination at +24.
+            final int first = buffer.getInt(offset, ByteOrder.BIG_ENDIAN);
+            out.dgid(buffer.getLong(offset + 8, ByteOrder.BIG_ENDIAN),
+                    buffer.getLong(offset + 16, ByteOrder.BIG_ENDIAN))
+                .trafficClass((first >>> 20) & 0xFF)
+                .flowLabel(first & 0xF_FFFF);
+            destinationHigh = buffer.getLong(offset + 24, ByteOrder.BIG_ENDIAN);
+            destinationLow = buffer.getLong(offset + 32, ByteOrder.BIG_ENDIAN);
+        }
+        else
+        {
+            throw new IllegalArgumentException("the 40-byte network header area at offset " + offset + " holds " +
+                "neither an IPv4 header (20 zero bytes, then version 4) nor an IPv6 header");
+        }
+        int sgidIndex = -1;
+        for (int i = 0; i < engine.gidTableLength(); i++)
+        {
+            if (engine.gidHigh(i) == destinationHigh && engine.gidLow(i) == destinationLow)
+            {
+                sgidIndex = i;
+            }
+        }
+        if (sgidIndex < 0)
+        {
+            throw new IllegalArgumentException("the packet was sent to " +
+                new Gid(destinationHigh, destinationLow) + ", which is not in this device's GID table");
+        }
+        // libibverbs ibv_init_ah_from_wc: hop limit 0xFF for a reply.
+        return out.sgidIndex(sgidIndex).hopLimit(0xFF).serviceLevel(0).portNum(PORT_NUM);
+    }
+
+    private static boolean isIpv4NetworkHeader(final DirectBuffer buffer, final int offset)
+    {
+        for (int i = 0; i < GRH_BYTES - Ipv4Header.LENGTH; i += 4)
+        {
+            if (0 != buffer.getInt(offset + i))
+            {
+                return false;
+            }
+        }
+        return 4 == (buffer.getByte(offset + GRH_BYTES - Ipv4Header.LENGTH) & 0xFF) >>> 4;
     }
 
     /**

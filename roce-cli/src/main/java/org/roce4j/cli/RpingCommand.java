@@ -1,0 +1,308 @@
+package org.roce4j.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.roce4j.cli.rping.Rping;
+import org.roce4j.cli.rping.RpingSettings;
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.verbs.DeviceOptions;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.header.Ipv4Header;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code roce rping}: rdma-core's rping (librdmacm/examples/rping.c) on roce4j, with its options, defaults, output
+ * lines and exit codes (0; 255 for a failure such as a rejected connect; 22, EINVAL, for bad options), connecting
+ * through roce4j's rdma_cm, so it can stand on either side of the C rping.
+ */
+@Command(
+    name = "rping",
+    exitCodeOnInvalidInput = RpingCommand.EXIT_EINVAL,
+    description = {
+        "Ping a peer over an rdma_cm connection, like rping: the client sends its buffer's address, the server",
+        "RDMA READs it, the client sends a second buffer, the server RDMA WRITEs the data back; -C times.",
+        "-s is the server, -c the client (-a names the server). With --link memory both run in this process."})
+public final class RpingCommand implements Callable<Integer>
+{
+    /** rping's exit code for bad options (EINVAL). */
+    static final int EXIT_EINVAL = 22;
+    private static final String MEMORY_SERVER_IP = "192.168.77.1";
+    private static final String MEMORY_CLIENT_IP = "192.168.77.2";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "-s", description = "server side")
+    private boolean server;
+
+    @Option(names = "-c", description = "client side")
+    private boolean client;
+
+    @Option(names = "-a", paramLabel = "addr", description = "address: the server's (client), to bind (server; " +
+        "default any)")
+    private String address;
+
+    @Option(names = "-I", paramLabel = "addr", description = "source address to bind to for the client (must be " +
+        "the link's address)")
+    private String source;
+
+    @Option(names = "-p", paramLabel = "port", description = "port (default 7174)")
+    private int port = RpingSettings.DEFAULT_PORT;
+
+    @Option(names = "-C", paramLabel = "count", description = "ping count times (default 0: forever)")
+    private int count;
+
+    @Option(names = "-S", paramLabel = "size", description = "ping data size (default 64, 26..65535)")
+    private int size = RpingSettings.DEFAULT_SIZE;
+
+    @Option(names = "-v", description = "display ping data to stdout")
+    private boolean verbose;
+
+    @Option(names = "-V", description = "validate ping data")
+    private boolean validate;
+
+    @Option(names = "-d", description = "debug printfs")
+    private boolean debug;
+
+    @Option(names = "-P", description = "persistent server mode (not supported)")
+    private boolean persistent;
+
+    @Option(names = "-q", description = "use a self-created, self-modified QP (accepted: roce4j's rdma_cm moves " +
+        "the QP exactly as rping -q does)")
+    private boolean selfCreatedQp;
+
+    @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
+    private String link = LinkSpecs.MEMORY;
+
+    @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
+        "wait as long as rping would)")
+    private long timeoutMs;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+    private boolean help;
+
+    /**
+     * @return rping's exit code.
+     */
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final RpingSettings settings;
+        try
+        {
+            settings = settings(out, err);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println(ex.getMessage());
+            err.flush();
+            return EXIT_EINVAL;
+        }
+        if (null == settings)
+        {
+            return EXIT_EINVAL;
+        }
+        try
+        {
+            if (LinkSpecs.isMemory(link))
+            {
+                return runInProcess(settings, out, err);
+            }
+            try (Link opened = LinkSpecs.open(link);
+                RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
+                RdmaCm cm = RdmaCm.open(device))
+            {
+                checkSource(device);
+                return new Rping(cm, settings, out, err).run();
+            }
+        }
+        catch (final IOException | IllegalArgumentException | IllegalStateException ex)
+        {
+            out.flush();
+            err.println("roce rping: " + ex.getMessage());
+            err.flush();
+            return 1;
+        }
+    }
+
+    private RpingSettings settings(final PrintWriter out, final PrintWriter err)
+    {
+        final boolean inProcess = LinkSpecs.isMemory(link);
+        if (server && client || !inProcess && !server && !client)
+        {
+            // rping needs exactly one role; over the in-process memory link both run, so neither is needed.
+            usage(out);
+            return null;
+        }
+        if (size < RpingSettings.MIN_SIZE || size > RpingSettings.BUFSIZE - 1)
+        {
+            // rping.c prints RPING_BUFSIZE as the upper bound although it accepts one byte less.
+            throw new IllegalArgumentException("Invalid size " + size + " (valid range is " + RpingSettings.MIN_SIZE +
+                " to " + RpingSettings.BUFSIZE + ")");
+        }
+        if (count < 0)
+        {
+            throw new IllegalArgumentException("Invalid count " + count);
+        }
+        if (persistent)
+        {
+            throw new IllegalArgumentException("roce rping: -P (persistent server) is not supported");
+        }
+        if (port < 1 || port > 65535)
+        {
+            throw new IllegalArgumentException("roce rping: -p " + port + ": a port is 1..65535");
+        }
+        if (timeoutMs < 0)
+        {
+            throw new IllegalArgumentException("roce rping: --timeout must be >= 0 ms");
+        }
+        final InetAddress resolved = null == address ? null : resolve(address);
+        if (client && null == resolved && !inProcess)
+        {
+            throw new IllegalArgumentException("roce rping: the client needs -a <server address>");
+        }
+        return new RpingSettings().server(server).address(resolved).port(port).count(count).size(size)
+            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs);
+    }
+
+    private static InetAddress resolve(final String text)
+    {
+        try
+        {
+            return InetAddress.getByName(text);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalArgumentException("getaddrinfo failed (" + ex.getMessage() + ") - invalid hostname or " +
+                "IP address");
+        }
+    }
+
+    private void checkSource(final RdmaDevice device)
+    {
+        if (null != source)
+        {
+            final InetAddress wanted = resolve(source);
+            final String ours = Ipv4Header.addressToString(device.link().address().ipv4());
+            if (!wanted.getHostAddress().equals(ours))
+            {
+                throw new IllegalArgumentException("-I " + source + ": the link's address is " + ours);
+            }
+        }
+    }
+
+    private static void usage(final PrintWriter out)
+    {
+        out.println("rping -s [-vVd] [-S size] [-C count] [-a addr] [-p port]");
+        out.println("rping -c [-vVd] [-S size] [-C count] [-I addr] -a addr [-p port]");
+        out.println("\t-c\t\tclient side");
+        out.println("\t-I\t\tSource address to bind to for client.");
+        out.println("\t-s\t\tserver side.  To bind to any address with IPv6 use -a ::0");
+        out.println("\t-v\t\tdisplay ping data to stdout");
+        out.println("\t-V\t\tvalidate ping data");
+        out.println("\t-d\t\tdebug printfs");
+        out.println("\t-S size \tping data size");
+        out.println("\t-C count\tping count times");
+        out.println("\t-a addr\t\taddress");
+        out.println("\t-p port\t\tport");
+        out.println("\t-P\t\tpersistent server mode allowing multiple connections");
+        out.println("\t-q\t\tuse self-created, self-modified QP");
+        out.println("\t--link SPEC\troce4j: the link (" + LinkSpecs.FORMS + ")");
+        out.flush();
+    }
+
+    /**
+     * Both sides in this JVM over the in-memory fabric: the server on its own thread, its lines printed after the
+     * client's with a {@code [server]} prefix.
+     */
+    private int runInProcess(final RpingSettings settings, final PrintWriter out, final PrintWriter err)
+        throws IOException
+    {
+        final MemoryFabric fabric = new MemoryFabric();
+        final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
+            Ipv4Header.parseAddress(MEMORY_SERVER_IP)), 1500);
+        final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
+            Ipv4Header.parseAddress(MEMORY_CLIENT_IP)), 1500);
+        final StringWriter serverText = new StringWriter();
+        final PrintWriter serverOut = new PrintWriter(serverText, true);
+        try (RdmaDevice serverDevice = RdmaDevice.open(serverLink, DeviceOptions.dedicated().backoff());
+            RdmaCm serverCm = RdmaCm.open(serverDevice);
+            RdmaDevice clientDevice = RdmaDevice.open(clientLink, DeviceOptions.dedicated().backoff());
+            RdmaCm clientCm = RdmaCm.open(clientDevice))
+        {
+            final RpingSettings serverSettings = settings.copy().server(true).address(null);
+            final CountDownLatch listening = new CountDownLatch(1);
+            final CompletableFuture<Integer> serverRun = CompletableFuture.supplyAsync(
+                () -> new Rping(serverCm, serverSettings, serverOut, serverOut).onListening(listening::countDown)
+                    .run());
+            awaitListening(listening, serverRun);
+            final int clientExit = new Rping(clientCm, settings.copy().server(false)
+                .address(resolve(MEMORY_SERVER_IP)), out, err).run();
+            final int serverExit;
+            try
+            {
+                serverExit = serverRun.get(30, TimeUnit.SECONDS);
+            }
+            catch (final ExecutionException | TimeoutException ex)
+            {
+                throw new IOException("the in-process server did not finish: " + ex, ex);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", ex);
+            }
+            for (final String line : serverText.toString().split("\n"))
+            {
+                if (!line.isEmpty())
+                {
+                    out.println("[server] " + line);
+                }
+            }
+            out.flush();
+            err.flush();
+            return 0 != clientExit ? clientExit : serverExit;
+        }
+        finally
+        {
+            fabric.close();
+        }
+    }
+
+    private static void awaitListening(final CountDownLatch listening, final CompletableFuture<Integer> server)
+        throws IOException
+    {
+        try
+        {
+            if (!listening.await(30, TimeUnit.SECONDS))
+            {
+                throw new IOException("the in-process server did not start listening" +
+                    (server.isDone() ? " (it ended)" : ""));
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", ex);
+        }
+    }
+}

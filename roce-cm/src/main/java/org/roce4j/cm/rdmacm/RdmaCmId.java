@@ -1,0 +1,750 @@
+package org.roce4j.cm.rdmacm;
+
+import java.net.InetSocketAddress;
+
+import org.roce4j.cm.ib.CmConnection;
+import org.roce4j.cm.ib.CmHandler;
+import org.roce4j.cm.ib.CmState;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.Mtu;
+import org.roce4j.transport.QpAttrMask;
+import org.roce4j.transport.QpAttributes;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.verbs.ProtectionDomain;
+import org.roce4j.verbs.QpInitAttributes;
+import org.roce4j.verbs.QueuePair;
+import org.roce4j.wire.mad.Gid;
+
+/**
+ * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space: a listener on an IP address and port, or one
+ * connection, active (from {@link #connect}) or passive (from a CONNECT_REQUEST event).
+ *
+ * <p>It drives its QP the way the kernel's rdma_cm does: {@link #createQp} leaves an RC QP in INIT with no remote
+ * access (rdma_create_qp); the passive side moves it to INIT with the negotiated access, RTR and RTS before sending
+ * the REP (cma_accept_ib), the active side does the same when the REP arrives and then sends the RTU
+ * (cma_rep_recv); a REJ, a timeout, a DREQ and {@link #disconnect} move it to the error state (cma_modify_qp_err).
+ * RTR takes the path, MTU, the peer's QPN, our own message's starting PSN as the receive PSN,
+ * max_dest_rd_atomic = responder resources and min_rnr_timer 0 (cm.c cm_init_qp_rtr_attr); RTS takes the peer's
+ * message's starting PSN as the send PSN, the CM's ACK timeout, the REQ's retry count, the RNR retry count and
+ * max_rd_atomic = initiator depth (cm_init_qp_rts_attr). (In Linux a REQ's or REP's Starting PSN is the PSN its
+ * sender expects to receive.)
+ *
+ * <p>Threading: the methods may be called from any thread; they run on the CM's thread (directly in invoker mode)
+ * and throw {@link IllegalStateException} naming the problem when the identifier is in the wrong state.
+ */
+public final class RdmaCmId
+{
+    /** Where an identifier is in its life. */
+    public enum State
+    {
+        /** Created, nothing done yet. */
+        IDLE,
+        /** Listening for connection requests. */
+        LISTENING,
+        /** A received request, waiting for {@link #accept} or {@link #reject}. */
+        CONNECT_REQUEST,
+        /** REQ sent, or REP sent: waiting for the other side. */
+        CONNECTING,
+        /** Connected. */
+        ESTABLISHED,
+        /** Disconnected (DREQ/DREP exchanged, or DREQ timed out); TimeWait may still run. */
+        DISCONNECTED,
+        /** Rejected by the peer, or by us. */
+        REJECTED,
+        /** The peer never answered. */
+        UNREACHABLE,
+        /** A local failure while connecting (a QP could not be moved). */
+        ERROR,
+        /** Destroyed. */
+        DESTROYED
+    }
+
+    private final RdmaCm owner;
+    private final int number;
+    private final RdmaCmId parent;
+    private final Handler handler = new Handler();
+    private volatile State state = State.IDLE;
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    private volatile QueuePair qp;
+    private volatile boolean timewaitExited;
+    private CmConnection connection;
+    private ConnParam peerParam;
+    private int backlog;
+    private int pendingRequests;
+
+    RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent)
+    {
+        this.owner = owner;
+        this.number = number;
+        this.parent = parent;
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // librdmacm-style API
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Bind to an address and listen (rdma_bind_addr + rdma_listen): REQs for the TCP service ID of the port whose
+     * rdma_cm header names this address (or any, for 0.0.0.0 / ::) become CONNECT_REQUEST events.
+     *
+     * @param address this device's IPv4 address or its link-local IPv6 address, or a wildcard; a port 1..65535.
+     * @param backlog most connection requests waiting for accept/reject; more are dropped unanswered (the sender
+     *                retries), as the kernel's ucma does.
+     * @return this.
+     * @throws IllegalArgumentException for an address that is not this device's, or a bad port or backlog.
+     * @throws IllegalStateException    when the address and port are in use, or this identifier is not IDLE.
+     */
+    public RdmaCmId listen(final InetSocketAddress address, final int backlog)
+    {
+        if (null == address)
+        {
+            throw new NullPointerException("address must not be null");
+        }
+        if (address.getPort() < 1 || address.getPort() > 65535)
+        {
+            throw new IllegalArgumentException("listen port must be 1..65535, got " + address.getPort());
+        }
+        if (backlog < 1)
+        {
+            throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
+        }
+        owner.call(() ->
+        {
+            requireState("listen", State.IDLE);
+            owner.bindListener(this, address);
+            this.backlog = backlog;
+            this.localAddress = address;
+            state = State.LISTENING;
+            return null;
+        });
+        return this;
+    }
+
+    /**
+     * Create the connection's RC QP and move it to INIT (rdma_create_qp): pkey index 0, port 1, no remote access
+     * until the connection negotiates it.
+     *
+     * @param pd   the protection domain (of this RdmaCm's device).
+     * @param init the QP's queues and CQs; its type must be RC (or unset).
+     * @return the QP.
+     * @throws IllegalStateException when the identifier already has a QP or is a listener.
+     */
+    public QueuePair createQp(final ProtectionDomain pd, final QpInitAttributes init)
+    {
+        if (null == pd || null == init)
+        {
+            throw new NullPointerException("pd and init must not be null");
+        }
+        if (pd.device() != owner.device())
+        {
+            throw new IllegalArgumentException("the protection domain belongs to device " + pd.device().name() +
+                ", not to this RdmaCm's " + owner.device().name());
+        }
+        if (null != init.qpType() && QpType.RC != init.qpType())
+        {
+            throw new IllegalArgumentException("rdma_cm connections here are RC (RDMA_PS_TCP); got " +
+                init.qpType());
+        }
+        return owner.call(() ->
+        {
+            if (null != qp)
+            {
+                throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
+            }
+            if (State.LISTENING == state || State.DESTROYED == state)
+            {
+                throw new IllegalStateException("cannot create a QP on identifier " + number + " in state " + state);
+            }
+            final QueuePair created = pd.createQp(new QpInitAttributes().copyFrom(init).qpType(QpType.RC));
+            toInit(created);
+            qp = created;
+            return created;
+        });
+    }
+
+    /**
+     * Use a QP created elsewhere for this connection (rping -q, perftest: ibv_create_qp, then the CM drives it).
+     * A QP in RESET is moved to INIT as {@link #createQp} does; one already in INIT is taken as it is.
+     *
+     * @param existing an RC QP of this RdmaCm's device, in RESET or INIT.
+     * @return this.
+     * @throws IllegalArgumentException for another device, QP type or state.
+     * @throws IllegalStateException    when the identifier already has a QP or is a listener.
+     */
+    public RdmaCmId attachQp(final QueuePair existing)
+    {
+        if (null == existing)
+        {
+            throw new NullPointerException("qp must not be null");
+        }
+        if (existing.pd().device() != owner.device())
+        {
+            throw new IllegalArgumentException("QP " + existing.qpNum() + " belongs to device " +
+                existing.pd().device().name() + ", not to this RdmaCm's " + owner.device().name());
+        }
+        if (QpType.RC != existing.type())
+        {
+            throw new IllegalArgumentException("rdma_cm connections here are RC; QP " + existing.qpNum() + " is " +
+                existing.type());
+        }
+        owner.call(() ->
+        {
+            if (null != qp)
+            {
+                throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
+            }
+            if (State.LISTENING == state || State.DESTROYED == state)
+            {
+                throw new IllegalStateException("cannot attach a QP to identifier " + number + " in state " + state);
+            }
+            final QpState current = existing.state();
+            if (QpState.RESET == current)
+            {
+                toInit(existing);
+            }
+            else if (QpState.INIT != current)
+            {
+                throw new IllegalArgumentException("QP " + existing.qpNum() + " is in " + current + "; the CM " +
+                    "takes a QP in RESET or INIT and moves it to RTR and RTS itself");
+            }
+            qp = existing;
+            return null;
+        });
+        return this;
+    }
+
+    private static void toInit(final QueuePair q)
+    {
+        final QpAttributes attr = new QpAttributes();
+        attr.qpState = QpState.INIT;
+        attr.pkeyIndex = 0;
+        attr.portNum = 1;
+        attr.qpAccessFlags = 0;
+        q.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
+    }
+
+    /**
+     * Connect to a listener (rdma_resolve_addr, rdma_resolve_route and rdma_connect): send a REQ with rdma_cm's
+     * header and this private data. The outcome comes as an event: ESTABLISHED, REJECTED, UNREACHABLE or
+     * CONNECT_ERROR.
+     *
+     * @param destination the peer's IPv4 address (or link-local IPv6 address) and port.
+     * @param param       depths, retry counts and at most 56 bytes of private data.
+     * @throws IllegalStateException    without a QP ({@link #createQp}) or when not IDLE.
+     * @throws IllegalArgumentException for an address this device cannot reach or too much private data.
+     */
+    public void connect(final InetSocketAddress destination, final ConnParam param)
+    {
+        if (null == destination || null == param)
+        {
+            throw new NullPointerException("destination and param must not be null");
+        }
+        if (destination.getPort() < 1 || destination.getPort() > 65535)
+        {
+            throw new IllegalArgumentException("destination port must be 1..65535, got " + destination.getPort());
+        }
+        if (param.privateData().length > ConnParam.MAX_CONNECT_PRIVATE_DATA)
+        {
+            throw new IllegalArgumentException("connect private data holds at most " +
+                ConnParam.MAX_CONNECT_PRIVATE_DATA + " bytes (92 in the REQ minus rdma_cm's 36-byte header), got " +
+                param.privateData().length);
+        }
+        owner.call(() ->
+        {
+            requireState("connect", State.IDLE);
+            requireQp("connect");
+            connection = owner.connect(this, destination, param, handler);
+            state = State.CONNECTING;
+            return null;
+        });
+    }
+
+    /**
+     * Accept a connection request (rdma_accept): move the QP to RTR and RTS, then send the REP. ESTABLISHED follows
+     * when the RTU arrives.
+     *
+     * @param param depths (capped by what the peer asked), RNR retry count for the peer and at most 196 bytes of
+     *              private data; null accepts with the depths the peer asked (rdma_accept with NULL).
+     * @throws IllegalStateException without a QP or when this is not a pending request; when a QP transition
+     *                               fails (the request is then rejected, reason 28).
+     */
+    public void accept(final ConnParam param)
+    {
+        if (null != param && param.privateData().length > ConnParam.MAX_ACCEPT_PRIVATE_DATA)
+        {
+            throw new IllegalArgumentException("accept private data holds at most " +
+                ConnParam.MAX_ACCEPT_PRIVATE_DATA + " bytes, got " + param.privateData().length);
+        }
+        owner.call(() ->
+        {
+            requireState("accept", State.CONNECT_REQUEST);
+            requireQp("accept");
+            owner.accept(this, connection, param);
+            state = State.CONNECTING;
+            releasePending();
+            return null;
+        });
+    }
+
+    /**
+     * Reject a connection request (rdma_reject): a REJ with reason 28 (consumer defined) and this private data.
+     *
+     * @param privateData at most 148 bytes (or null).
+     * @throws IllegalStateException when this is not a pending request.
+     */
+    public void reject(final byte[] privateData)
+    {
+        if (null != privateData && privateData.length > ConnParam.MAX_REJECT_PRIVATE_DATA)
+        {
+            throw new IllegalArgumentException("reject private data holds at most " +
+                ConnParam.MAX_REJECT_PRIVATE_DATA + " bytes, got " + privateData.length);
+        }
+        owner.call(() ->
+        {
+            requireState("reject", State.CONNECT_REQUEST);
+            owner.reject(connection, privateData);
+            state = State.REJECTED;
+            releasePending();
+            return null;
+        });
+    }
+
+    /**
+     * Disconnect (rdma_disconnect): the QP goes to the error state (its posted work completes flushed) and a DREQ
+     * goes out; DISCONNECTED follows when the DREP arrives (or the DREQ times out). Nothing happens when the
+     * connection is already disconnecting.
+     *
+     * @throws IllegalStateException when the identifier was never connected.
+     */
+    public void disconnect()
+    {
+        owner.call(() ->
+        {
+            if (State.DISCONNECTED == state)
+            {
+                return null;
+            }
+            if (null == connection || (State.ESTABLISHED != state && State.CONNECTING != state))
+            {
+                throw new IllegalStateException("identifier " + number + " cannot disconnect in state " + state +
+                    " (not connected)");
+            }
+            moveQpToError();
+            owner.disconnect(connection);
+            return null;
+        });
+    }
+
+    /**
+     * Destroy the identifier (rdma_destroy_id): a listener stops listening (its pending requests are rejected); a
+     * connection tells the peer as the kernel does (see {@link org.roce4j.cm.ib.IbCm#destroy}); its QP goes to the
+     * error state (destroy the QP yourself). No more events for it. Idempotent.
+     */
+    public void destroy()
+    {
+        owner.call(() ->
+        {
+            if (State.DESTROYED == state)
+            {
+                return null;
+            }
+            if (State.LISTENING == state)
+            {
+                owner.unbindListener(this);
+            }
+            if (null != connection)
+            {
+                moveQpToError();
+                owner.destroyConnection(connection);
+            }
+            if (State.CONNECT_REQUEST == state)
+            {
+                releasePending();
+            }
+            state = State.DESTROYED;
+            owner.forget(this);
+            return null;
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Observation
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * @return the state.
+     */
+    public State state()
+    {
+        return state;
+    }
+
+    /**
+     * @return the QP, or null before {@link #createQp}.
+     */
+    public QueuePair qp()
+    {
+        return qp;
+    }
+
+    /**
+     * @return our address and port (a listener's bound address; a connection's source or listening address).
+     */
+    public InetSocketAddress localAddress()
+    {
+        return localAddress;
+    }
+
+    /**
+     * @return the peer's address and port (from the rdma_cm header on the passive side), or null.
+     */
+    public InetSocketAddress remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    /**
+     * @return the peer's parameters from its REQ (passive) or REP (active), as this side should use them; or null.
+     */
+    public ConnParam peerParam()
+    {
+        return peerParam;
+    }
+
+    /**
+     * @return the listener a passive connection came from, or null.
+     */
+    public RdmaCmId listener()
+    {
+        return parent;
+    }
+
+    /**
+     * @return the RdmaCm it belongs to.
+     */
+    public RdmaCm cm()
+    {
+        return owner;
+    }
+
+    /**
+     * @return true once the connection left TimeWait.
+     */
+    public boolean timewaitExited()
+    {
+        return timewaitExited;
+    }
+
+    /**
+     * @return the peer's QP number, or 0 before it is known.
+     */
+    public int remoteQpn()
+    {
+        final CmConnection c = connection;
+        return null == c ? 0 : c.remoteQpn();
+    }
+
+    /**
+     * @return the CM's view of the connection (CM state, comm IDs, PSNs...), e.g. for diagnostics; null for a
+     *     listener.
+     */
+    public String describeConnection()
+    {
+        final CmConnection c = connection;
+        return null == c ? null : c.toString() + " psn 0x" + Integer.toHexString(c.localPsn()) + " -> 0x" +
+            Integer.toHexString(c.remotePsn());
+    }
+
+    /**
+     * @return the CM state of the connection, or null for a listener or an idle identifier.
+     */
+    public CmState cmState()
+    {
+        final CmConnection c = connection;
+        return null == c ? null : c.state();
+    }
+
+    /**
+     * @return e.g. {@code rdma_cm_id 3 ESTABLISHED 10.77.0.1:40000 -> 10.77.0.2:7174}.
+     */
+    public String toString()
+    {
+        return "rdma_cm_id " + number + " " + state + " " + format(localAddress) + " -> " + format(remoteAddress);
+    }
+
+    private static String format(final InetSocketAddress address)
+    {
+        return null == address ? "-" : address.getAddress().getHostAddress() + ":" + address.getPort();
+    }
+
+    // ------------------------------------------------------------------------------------------------------------
+    // Internals (CM thread)
+    // ------------------------------------------------------------------------------------------------------------
+
+    int number()
+    {
+        return number;
+    }
+
+    CmConnection connection()
+    {
+        return connection;
+    }
+
+    int backlog()
+    {
+        return backlog;
+    }
+
+    int pendingRequests()
+    {
+        return pendingRequests;
+    }
+
+    void addPending()
+    {
+        pendingRequests++;
+    }
+
+    private void releasePending()
+    {
+        if (null != parent && parent.pendingRequests > 0)
+        {
+            parent.pendingRequests--;
+        }
+    }
+
+    void asRequest(final CmConnection c, final InetSocketAddress local, final InetSocketAddress remote,
+        final ConnParam peer)
+    {
+        this.connection = c;
+        this.localAddress = local;
+        this.remoteAddress = remote;
+        this.peerParam = peer;
+        this.state = State.CONNECT_REQUEST;
+        c.handler(handler).context(this);
+    }
+
+    void addresses(final InetSocketAddress local, final InetSocketAddress remote)
+    {
+        this.localAddress = local;
+        this.remoteAddress = remote;
+    }
+
+    CmHandler handler()
+    {
+        return handler;
+    }
+
+    /**
+     * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values.
+     */
+    void bringUp(final CmConnection c, final int minRnrTimer)
+    {
+        final QueuePair q = qp;
+        final QpAttributes attr = new QpAttributes();
+        // cm.c cm_init_qp_init_attr: remote write always, read and atomic when we grant responder resources.
+        attr.qpState = QpState.INIT;
+        attr.qpAccessFlags = AccessFlags.REMOTE_WRITE |
+            (c.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
+        q.modify(attr, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS);
+
+        attr.qpState = QpState.RTR;
+        attr.ahAttr.dgid(c.remoteGidHigh(), c.remoteGidLow())
+            .sgidIndex(Gid.isIpv4Mapped(c.remoteGidHigh(), c.remoteGidLow()) ? 1 : 0)
+            .hopLimit(c.hopLimit())
+            .flowLabel(c.flowLabel())
+            .trafficClass(c.trafficClass())
+            .serviceLevel(0)
+            .portNum(1);
+        attr.pathMtu = Mtu.fromVerbsValue(c.pathMtu());
+        attr.destQpNum = c.remoteQpn();
+        // Linux cm.c: the Starting PSN a side puts in its REQ or REP is the PSN its QP expects first (rq_psn); it
+        // sends from the peer's (cm_req_handler / cm_rep_handler set sq_psn from the message received). The golden
+        // capture agrees: rping's client sends its first SEND with the REP's PSN, the server its READ with the REQ's.
+        attr.rqPsn = c.localPsn();
+        attr.maxDestRdAtomic = c.responderResources();
+        attr.minRnrTimer = minRnrTimer;
+        q.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
+            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
+
+        attr.qpState = QpState.RTS;
+        attr.sqPsn = c.remotePsn();
+        attr.timeout = c.ackTimeout();
+        attr.retryCnt = c.retryCount();
+        attr.rnrRetry = c.rnrRetryCount();
+        attr.maxRdAtomic = c.initiatorDepth();
+        q.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
+            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+    }
+
+    void moveQpToError()
+    {
+        final QueuePair q = qp;
+        if (null == q || q.isDestroyed())
+        {
+            return;
+        }
+        final QpState current = q.state();
+        if (QpState.RESET == current || QpState.ERR == current)
+        {
+            return;
+        }
+        final QpAttributes attr = new QpAttributes();
+        attr.qpState = QpState.ERR;
+        try
+        {
+            q.modify(attr, QpAttrMask.STATE);
+        }
+        catch (final RuntimeException ex)
+        {
+            owner.noteError(ex);
+        }
+    }
+
+    private void requireState(final String what, final State expected)
+    {
+        if (expected != state)
+        {
+            throw new IllegalStateException("identifier " + number + " cannot " + what + " in state " + state +
+                " (needs " + expected + ")");
+        }
+    }
+
+    private void requireQp(final String what)
+    {
+        if (null == qp)
+        {
+            throw new IllegalStateException("identifier " + number + " has no QP to " + what + " with: call " +
+                "createQp first");
+        }
+    }
+
+    /**
+     * The connection's CM events, turned into rdma_cm events (cma.c cma_ib_handler).
+     */
+    private final class Handler implements CmHandler
+    {
+        /**
+         * Active side: REP received: INIT/RTR/RTS with its values, then the RTU (cma_rep_recv); on failure REJ
+         * 28 and CONNECT_ERROR.
+         * 
+         * @param c the connection.
+         */
+        public void onReply(final CmConnection c)
+        {
+            peerParam = new ConnParam().responderResources(c.responderResources())
+                .initiatorDepth(c.initiatorDepth()).retryCount(c.retryCount()).rnrRetryCount(c.rnrRetryCount());
+            try
+            {
+                bringUp(c, owner.options().minRnrTimer());
+            }
+            catch (final RuntimeException ex)
+            {
+                // cma.c cma_rep_recv failed: REJ CONSUMER_DEFINED and CONNECT_ERROR.
+                moveQpToError();
+                owner.reject(c, null);
+                state = State.ERROR;
+                owner.publish(new RdmaCmEvent(RdmaCmEventType.CONNECT_ERROR, RdmaCmId.this, null, -22,
+                    new byte[0], null, "could not move QP " + qp.qpNum() + " to RTR/RTS for the REP from " +
+                    format(remoteAddress) + ": " + ex.getMessage()));
+                return;
+            }
+            owner.sendRtu(c);
+        }
+
+        /**
+         * ESTABLISHED, with the REP's private data on the active side.
+         * 
+         * @param c the connection.
+         */
+        public void onEstablished(final CmConnection c)
+        {
+            state = State.ESTABLISHED;
+            final byte[] data = c.isActive() ? c.privateData() : new byte[0];
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, RdmaCmId.this, null, 0, data, peerParam,
+                "connected " + format(localAddress) + " (QPN 0x" + Integer.toHexString(c.localQpn()) + ") to " +
+                format(remoteAddress) + " (QPN 0x" + Integer.toHexString(c.remoteQpn()) + ")"));
+        }
+
+        /**
+         * REJ received: the QP goes to the error state, then REJECTED with the reason as status.
+         * 
+         * @param c the connection.
+         */
+        public void onRejected(final CmConnection c)
+        {
+            moveQpToError();
+            state = State.REJECTED;
+            final int reason = c.rejectReason();
+            final org.roce4j.wire.mad.CmRejectReason named = org.roce4j.wire.mad.CmRejectReason.of(reason);
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.REJECTED, RdmaCmId.this, null, reason, c.privateData(),
+                null, format(remoteAddress) + " rejected the connection: REJ reason " + reason +
+                (null == named ? "" : " (" + named.description() + ")")));
+        }
+
+        /**
+         * No answer after every retry: UNREACHABLE (REQ, REP) or DISCONNECTED with -ETIMEDOUT (DREQ).
+         * 
+         * @param c        the connection.
+         * @param timedOut the state that timed out.
+         */
+        public void onTimeout(final CmConnection c, final CmState timedOut)
+        {
+            moveQpToError();
+            if (CmState.DREQ_SENT == timedOut)
+            {
+                state = State.DISCONNECTED;
+                owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null,
+                    RdmaCmEvent.ETIMEDOUT, new byte[0], null, "no DREP from " + format(remoteAddress) +
+                    " after " + (c.maxCmRetries() + 1) + " DREQs; disconnected anyway"));
+                return;
+            }
+            state = State.UNREACHABLE;
+            final boolean req = CmState.REQ_SENT == timedOut || CmState.MRA_REQ_RCVD == timedOut;
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, RdmaCmId.this, null, RdmaCmEvent.ETIMEDOUT,
+                new byte[0], null, format(remoteAddress) + " did not answer our " + (req ? "REQ" : "REP") +
+                " (sent " + (c.maxCmRetries() + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
+        }
+
+        /**
+         * DREQ received: QP to error, DISCONNECTED; the CM sends the DREP when this returns.
+         * 
+         * @param c the connection.
+         */
+        public void onDisconnectRequest(final CmConnection c)
+        {
+            // cma.c: DREQ received: the QP goes to the error state before the DREP (rdma_disconnect's order).
+            moveQpToError();
+            state = State.DISCONNECTED;
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null, 0, c.privateData(),
+                null, format(remoteAddress) + " disconnected (DREQ received)"));
+        }
+
+        /**
+         * DREP received: DISCONNECTED.
+         * 
+         * @param c the connection.
+         */
+        public void onDisconnectReply(final CmConnection c)
+        {
+            state = State.DISCONNECTED;
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null, 0, new byte[0], null,
+                "disconnected from " + format(remoteAddress) + " (DREP received)"));
+        }
+
+        /**
+         * TimeWait over: TIMEWAIT_EXIT.
+         * 
+         * @param c the connection.
+         */
+        public void onTimewaitExit(final CmConnection c)
+        {
+            timewaitExited = true;
+            owner.publish(new RdmaCmEvent(RdmaCmEventType.TIMEWAIT_EXIT, RdmaCmId.this, null, 0, new byte[0], null,
+                "connection to " + format(remoteAddress) + " left TimeWait"));
+        }
+    }
+}
