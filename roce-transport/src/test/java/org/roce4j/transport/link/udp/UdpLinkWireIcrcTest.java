@@ -32,6 +32,8 @@ class UdpLinkWireIcrcTest
 {
     private static final int FRAMES = 6;
     private static final int[] PAYLOADS = {8, 9, 64, 1021, 1500, 4096};
+    /** Capture ring size: 16 MiB. */
+    private static final int CAPTURE_BUFFER_BYTES = 16 << 20;
 
     private PcapHandle capture;
     private UdpLink sender;
@@ -115,6 +117,9 @@ class UdpLinkWireIcrcTest
         final String to = prefix + "2";
         capture = new PcapHandle.Builder("lo")
             .snaplen(16384)
+            // A roomy ring: before the filter below is set, the capture sees all of lo's traffic (other programs'
+            // too), which must not crowd out the frames of this test.
+            .bufferSize(CAPTURE_BUFFER_BYTES)
             .immediateMode(true)
             .timeoutMillis(10)
             .build();
@@ -145,7 +150,9 @@ class UdpLinkWireIcrcTest
             }
             else if (System.nanoTime() - deadline > 0)
             {
-                fail("captured only " + wire.size() + " of " + FRAMES + " frames on lo");
+                fail("captured only " + wire.size() + " of " + FRAMES + " frames on lo (libpcap: received " +
+                    capture.getStats().getNumPacketsReceived() + ", dropped " +
+                    capture.getStats().getNumPacketsDropped() + ")");
             }
         }
         return wire;
