@@ -148,6 +148,7 @@ public enum Opcode
     private final boolean hasPayload;
     private final ExtHeader[] extHeaders;
     private final int[] extOffsets;
+    private final int extHeaderMask;
     private final int headerLength;
 
     Opcode(
@@ -167,11 +168,14 @@ public enum Opcode
         this.extOffsets = new int[ExtHeader.COUNT];
         Arrays.fill(extOffsets, -1);
         int length = BthHeader.LENGTH;
+        int mask = 0;
         for (final ExtHeader header : extHeaders)
         {
             extOffsets[header.ordinal()] = length;
             length += header.length();
+            mask |= 1 << header.ordinal();
         }
+        this.extHeaderMask = mask;
         this.headerLength = length;
     }
 
@@ -257,6 +261,28 @@ public enum Opcode
     public int offsetOf(final ExtHeader header)
     {
         return extOffsets[header.ordinal()];
+    }
+
+    /**
+     * For the parser's hot path: the extension headers as bits, bit {@code h.ordinal()} set when the opcode carries
+     * header {@code h}, so the parser tests bits instead of walking the list with a switch.
+     *
+     * @return the bit set of carried extension headers (0 for none).
+     */
+    int extHeaderMask()
+    {
+        return extHeaderMask;
+    }
+
+    /**
+     * For the parser's hot path: {@link #offsetOf(ExtHeader)} by the header's ordinal, a compile-time constant there.
+     *
+     * @param ordinal an {@link ExtHeader} ordinal.
+     * @return its offset from the start of the BTH, or -1 when this opcode does not carry it.
+     */
+    int offsetOf(final int ordinal)
+    {
+        return extOffsets[ordinal];
     }
 
     /**

@@ -31,7 +31,13 @@ public abstract class HeaderFlyweight
      */
     public HeaderFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
     {
-        this.buffer = buffer;
+        // A receive or send path wraps the same buffer packet after packet: skipping the unchanged reference store
+        // skips the collector's write barrier too (with G1 a card check and, for long-lived flyweights in the old
+        // generation, a StoreLoad fence per store).
+        if (buffer != this.buffer)
+        {
+            this.buffer = buffer;
+        }
         this.offset = offset;
         return this;
     }

@@ -161,7 +161,7 @@ class FrameFuzzTest
         }
     }
 
-    private static List<byte[]> seedFrames(final SeededRandom random)
+    static List<byte[]> seedFrames(final SeededRandom random)
     {
         final List<byte[]> seeds = new ArrayList<>();
         final RandomFrames frames = new RandomFrames(random);
@@ -186,7 +186,7 @@ class FrameFuzzTest
         return seeds;
     }
 
-    private static int maxLength(final List<byte[]> frames)
+    static int maxLength(final List<byte[]> frames)
     {
         int max = 0;
         for (final byte[] frame : frames)
