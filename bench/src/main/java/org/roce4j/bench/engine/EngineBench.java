@@ -146,16 +146,16 @@ public final class EngineBench
                     {
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, BANDWIDTH_BYTES, 1, DEPTH, warmupNs, measureNs);
-                        System.out.printf(Locale.ROOT, "WRITE 64 KiB: %.2f GB/s, %.0f ns/msg%n",
-                            result.bytesPerSecond() / 1e9, result.nsPerMessage());
+                        System.out.printf(Locale.ROOT, "WRITE 64 KiB: %.2f GB/s, %.0f ns/msg, %.0f CPU ns/msg%n",
+                            result.bytesPerSecond() / 1e9, result.nsPerMessage(), result.cpuNsPerMessage());
                         break;
                     }
                     case "rate":
                     {
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, SMALL_BYTES, 1, DEPTH, warmupNs, measureNs);
-                        System.out.printf(Locale.ROOT, "WRITE 64 B: %.2f M msgs/s, %.0f ns/msg%n",
-                            result.messagesPerSecond() / 1e6, result.nsPerMessage());
+                        System.out.printf(Locale.ROOT, "WRITE 64 B: %.2f M msgs/s, %.0f ns/msg, %.0f CPU ns/msg%n",
+                            result.messagesPerSecond() / 1e6, result.nsPerMessage(), result.cpuNsPerMessage());
                         break;
                     }
                     default:

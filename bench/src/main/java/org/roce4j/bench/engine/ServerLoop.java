@@ -1,5 +1,8 @@
 package org.roce4j.bench.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 /**
  * Drives the server endpoint of a benchmark: a busy loop of {@link Step#step()} (which runs the server's engine,
  * directly or by polling one of its CQs, and does whatever the server side does) on a thread of its own, or, when
@@ -18,6 +21,8 @@ public final class ServerLoop implements AutoCloseable
          */
         void step();
     }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final Step step;
     private final Thread thread;
@@ -75,6 +80,22 @@ public final class ServerLoop implements AutoCloseable
         {
             step.step();
         }
+    }
+
+    /**
+     * @return CPU time the loop's own thread has used so far, in nanoseconds; 0 when it has none.
+     */
+    public long cpuTimeNs()
+    {
+        return null == thread ? 0 : Math.max(0, THREADS.getThreadCpuTime(thread.getId()));
+    }
+
+    /**
+     * @return CPU time the calling thread has used so far, in nanoseconds.
+     */
+    public static long currentThreadCpuTimeNs()
+    {
+        return THREADS.getCurrentThreadCpuTime();
     }
 
     /**

@@ -52,10 +52,28 @@ public final class ThroughputRun
      * @param elapsedNs     length of the measured interval.
      * @param retransmitted packets the client resent during the whole run (0 when nothing was lost).
      * @param linkDrops     frames the links refused or lost during the whole run, both sides.
+     * @param cpuNs         CPU time the client and server threads used in the measured interval (link threads not
+     *                      included): unlike the elapsed time, it does not grow while other processes hold the cores.
      */
     public record Result(
-        Op op, int sizeBytes, int qps, int depth, long messages, long elapsedNs, long retransmitted, long linkDrops)
+        Op op,
+        int sizeBytes,
+        int qps,
+        int depth,
+        long messages,
+        long elapsedNs,
+        long retransmitted,
+        long linkDrops,
+        long cpuNs)
     {
+        /**
+         * @return CPU nanoseconds per message, both sides together.
+         */
+        public double cpuNsPerMessage()
+        {
+            return (double)cpuNs / Math.max(1, messages);
+        }
+
         /**
          * @return messages per second.
          */
@@ -107,7 +125,7 @@ public final class ThroughputRun
         final long retransmitBefore = client.device().counters().get(TransportCounter.PACKETS_RETRANSMITTED);
         final long dropsBefore = linkDrops(client) + linkDrops(server);
         final ServerLoop serverLoop = startServer(op);
-        final long[] measured = new long[2];
+        final long[] measured = new long[3];
         try
         {
             stream(op, sizeBytes, qps, depth, warmupNs, measureNs, measured, serverLoop);
@@ -118,7 +136,7 @@ public final class ThroughputRun
         }
         return new Result(op, sizeBytes, qps, depth, measured[0], measured[1],
             client.device().counters().get(TransportCounter.PACKETS_RETRANSMITTED) - retransmitBefore,
-            linkDrops(client) + linkDrops(server) - dropsBefore);
+            linkDrops(client) + linkDrops(server) - dropsBefore, measured[2]);
     }
 
     private static long linkDrops(final Endpoint endpoint)
@@ -182,6 +200,7 @@ public final class ThroughputRun
         final long endNs = measureStartNs + measureNs;
         long completedAtStart = -1;
         long actualStartNs = 0;
+        long cpuAtStartNs = 0;
         boolean posting = true;
         while (outstanding > 0)
         {
@@ -193,11 +212,13 @@ public final class ThroughputRun
                 posting = false;
                 measured[0] = completed - completedAtStart;
                 measured[1] = nowNs - actualStartNs;
+                measured[2] = ServerLoop.currentThreadCpuTimeNs() + serverLoop.cpuTimeNs() - cpuAtStartNs;
             }
             else if (completedAtStart < 0 && nowNs - measureStartNs >= 0)
             {
                 completedAtStart = completed;
                 actualStartNs = nowNs;
+                cpuAtStartNs = ServerLoop.currentThreadCpuTimeNs() + serverLoop.cpuTimeNs();
             }
             for (int i = 0; i < n; i++)
             {
