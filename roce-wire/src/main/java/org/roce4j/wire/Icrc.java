@@ -45,6 +45,11 @@ public final class Icrc
     private static final int SCRATCH_LENGTH =
         LRH_PLACEHOLDER_LENGTH + MAX_IP_HEADER_LENGTH + UdpHeader.LENGTH + BthHeader.LENGTH;
 
+    /** The 8 bytes of ones that stand for the masked LRH. */
+    private static final byte[] LRH_PLACEHOLDER = {-1, -1, -1, -1, -1, -1, -1, -1};
+    /** The low 28 bits of the IPv6 first word: traffic class and flow label (the version is the top 4). */
+    private static final int TRAFFIC_CLASS_FLOW_LABEL_BITS = 0x0FFF_FFFF;
+
     private final CRC32 crc = new CRC32();
     private final byte[] scratch = new byte[Math.max(SCRATCH_LENGTH, 256)];
     private ByteBuffer viewSource;
@@ -104,6 +109,78 @@ public final class Icrc
         final int restOffset = ipOffset + maskedLength;
         update(buffer, restOffset, icrcOffset - restOffset);
         return (int)crc.getValue();
+    }
+
+    /**
+     * Compute the ICRC of a packet in a writable buffer in one pass: the variant fields are set to ones in place,
+     * the CRC runs over the IP header to the end of the pad in a single call, and the fields get their bytes back
+     * before this returns. Same value as {@link #compute}, without copying the headers out (the per-packet path of
+     * the frame builder and parser).
+     *
+     * @param buffer         holding the packet; its bytes are the same after the call.
+     * @param ipOffset       offset of the IP header.
+     * @param ipVersion      4 or 6.
+     * @param ipHeaderLength 20 (more with IPv4 options) or 40.
+     * @param icrcOffset     offset just past the pad, where the ICRC is or goes.
+     * @return the ICRC value; write it with {@link #write(MutableDirectBuffer, int, int)}.
+     */
+    public int computeInPlace(
+        final MutableDirectBuffer buffer,
+        final int ipOffset,
+        final int ipVersion,
+        final int ipHeaderLength,
+        final int icrcOffset)
+    {
+        final int udpChecksum = ipOffset + ipHeaderLength + UdpHeader.CHECKSUM_OFFSET;
+        final int fecnBecn = ipOffset + ipHeaderLength + UdpHeader.LENGTH + BthHeader.FECN_BECN_OFFSET;
+        // Save and restore raw bytes; big-endian throughout, as everywhere on the wire.
+        final short savedUdpChecksum = buffer.getShort(udpChecksum, ByteOrder.BIG_ENDIAN);
+        final byte savedFecnBecn = buffer.getByte(fecnBecn);
+        // IPv4: TOS (byte 1), TTL (byte 8) and the header checksum (bytes 10..11). IPv6: the first word's traffic
+        // class and flow label (its low 28 bits) and the hop limit.
+        final int firstWord = buffer.getInt(ipOffset, ByteOrder.BIG_ENDIAN);
+        final int second;
+        final int third;
+        if (4 == ipVersion)
+        {
+            second = buffer.getByte(ipOffset + Ipv4Header.TTL_OFFSET);
+            third = buffer.getShort(ipOffset + Ipv4Header.CHECKSUM_OFFSET, ByteOrder.BIG_ENDIAN);
+            buffer.putByte(ipOffset + Ipv4Header.TOS_OFFSET, (byte)0xFF);
+            buffer.putByte(ipOffset + Ipv4Header.TTL_OFFSET, (byte)0xFF);
+            buffer.putShort(ipOffset + Ipv4Header.CHECKSUM_OFFSET, (short)0xFFFF, ByteOrder.BIG_ENDIAN);
+        }
+        else
+        {
+            second = buffer.getByte(ipOffset + Ipv6Header.HOP_LIMIT_OFFSET);
+            third = 0;
+            buffer.putInt(ipOffset, firstWord | TRAFFIC_CLASS_FLOW_LABEL_BITS, ByteOrder.BIG_ENDIAN);
+            buffer.putByte(ipOffset + Ipv6Header.HOP_LIMIT_OFFSET, (byte)0xFF);
+        }
+        buffer.putShort(udpChecksum, (short)0xFFFF, ByteOrder.BIG_ENDIAN);
+        buffer.putByte(fecnBecn, (byte)0xFF);
+        try
+        {
+            final CRC32 crc = this.crc;
+            crc.reset();
+            crc.update(LRH_PLACEHOLDER, 0, LRH_PLACEHOLDER_LENGTH);
+            update(buffer, ipOffset, icrcOffset - ipOffset);
+            return (int)crc.getValue();
+        }
+        finally
+        {
+            buffer.putInt(ipOffset, firstWord, ByteOrder.BIG_ENDIAN);
+            if (4 == ipVersion)
+            {
+                buffer.putByte(ipOffset + Ipv4Header.TTL_OFFSET, (byte)second);
+                buffer.putShort(ipOffset + Ipv4Header.CHECKSUM_OFFSET, (short)third, ByteOrder.BIG_ENDIAN);
+            }
+            else
+            {
+                buffer.putByte(ipOffset + Ipv6Header.HOP_LIMIT_OFFSET, (byte)second);
+            }
+            buffer.putShort(udpChecksum, savedUdpChecksum, ByteOrder.BIG_ENDIAN);
+            buffer.putByte(fecnBecn, savedFecnBecn);
+        }
     }
 
     /**

@@ -277,7 +277,7 @@ public final class RoceFrameParser
 
         if (verifyIcrc)
         {
-            computedIcrc = icrc.compute(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
+            computedIcrc = icrc.computeInPlace(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
             icrcVerified = true;
             if (computedIcrc != Icrc.read(buffer, icrcOffset))
             {

@@ -186,6 +186,45 @@ class IcrcTest
     }
 
     @Test
+    void inPlaceComputationEqualsTheCopyingOneAndLeavesEveryByte()
+    {
+        final long seed = 0x1C2C_4A11L;
+        final java.util.Random random = new java.util.Random(seed);
+        final Icrc icrc = new Icrc();
+        for (final String vector : new String[] {CONNECTX4_CNP, SCAPY_UC, IPV6_SEND})
+        {
+            final byte[] wire = Hex.bytes(vector);
+            final boolean v6 = IPV6_SEND.equals(vector);
+            final int ipHeaderLength = v6 ? Ipv6Header.LENGTH : Ipv4Header.LENGTH;
+            final int icrcOffset = wire.length - 4;
+            for (int round = 0; round < 200; round++)
+            {
+                // Random values everywhere after the fixed IP version/IHL byte, masked fields included.
+                final byte[] frame = wire.clone();
+                for (int i = 15; i < icrcOffset; i++)
+                {
+                    frame[i] = (byte)random.nextInt(256);
+                }
+                frame[14] = (byte)((wire[14] & 0xF0) | (v6 ? random.nextInt(16) : 5));
+                final byte[] before = frame.clone();
+                final int copying = icrc.compute(new UnsafeBuffer(frame), 14, v6 ? 6 : 4, ipHeaderLength, icrcOffset);
+                final ByteBuffer direct = ByteBuffer.allocateDirect(frame.length);
+                direct.put(0, frame);
+                final UnsafeBuffer directBuffer = new UnsafeBuffer(direct);
+                final int inPlace = icrc.computeInPlace(new UnsafeBuffer(frame), 14, v6 ? 6 : 4, ipHeaderLength,
+                    icrcOffset);
+                assertEquals(copying, inPlace, "seed " + seed + " round " + round);
+                assertEquals(copying, icrc.computeInPlace(directBuffer, 14, v6 ? 6 : 4, ipHeaderLength, icrcOffset),
+                    "direct buffer, seed " + seed + " round " + round);
+                assertEquals(Hex.of(before), Hex.of(frame), "heap bytes restored, seed " + seed);
+                final byte[] after = new byte[frame.length];
+                directBuffer.getBytes(0, after);
+                assertEquals(Hex.of(before), Hex.of(after), "direct bytes restored, seed " + seed);
+            }
+        }
+    }
+
+    @Test
     void icrcIsWrittenLittleEndian()
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4]);
