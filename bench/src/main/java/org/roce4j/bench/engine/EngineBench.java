@@ -146,16 +146,18 @@ public final class EngineBench
                     {
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, BANDWIDTH_BYTES, 1, DEPTH, warmupNs, measureNs);
-                        System.out.printf(Locale.ROOT, "WRITE 64 KiB: %.2f GB/s, %.0f ns/msg, %.0f CPU ns/msg%n",
-                            result.bytesPerSecond() / 1e9, result.nsPerMessage(), result.cpuNsPerMessage());
+                        System.out.printf(Locale.ROOT, "WRITE 64 KiB: %.2f GB/s, %.0f ns/msg, %.0f CPU ns/msg, " +
+                            "peak %.2f GB/s%n", result.bytesPerSecond() / 1e9, result.nsPerMessage(),
+                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() * BANDWIDTH_BYTES / 1e9);
                         break;
                     }
                     case "rate":
                     {
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, SMALL_BYTES, 1, DEPTH, warmupNs, measureNs);
-                        System.out.printf(Locale.ROOT, "WRITE 64 B: %.2f M msgs/s, %.0f ns/msg, %.0f CPU ns/msg%n",
-                            result.messagesPerSecond() / 1e6, result.nsPerMessage(), result.cpuNsPerMessage());
+                        System.out.printf(Locale.ROOT, "WRITE 64 B: %.2f M msgs/s, %.0f ns/msg, %.0f CPU ns/msg, " +
+                            "peak %.2f M msgs/s%n", result.messagesPerSecond() / 1e6, result.nsPerMessage(),
+                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() / 1e6);
                         break;
                     }
                     default:

@@ -25,6 +25,8 @@ public final class ThroughputRun
     private static final int POLL_BATCH = 64;
     /** Longest the outstanding WRs may take to complete after the measurement. */
     private static final long DRAIN_TIMEOUT_NS = 10_000_000_000L;
+    /** Length of the slices the peak rate is taken over: 2 ms, a few scheduler ticks shorter than a time slice. */
+    public static final long SLICE_NS = 2_000_000L;
     /** Offset of the 8-byte atomic target and result in each buffer. */
     private static final int ATOMIC_OFFSET = 0;
 
@@ -54,6 +56,8 @@ public final class ThroughputRun
      * @param linkDrops     frames the links refused or lost during the whole run, both sides.
      * @param cpuNs         CPU time the client and server threads used in the measured interval (link threads not
      *                      included): unlike the elapsed time, it does not grow while other processes hold the cores.
+     * @param peakMessagesPerSecond the best rate over any {@link #SLICE_NS} slice of the measured interval: on a
+     *                      machine shared with other work, the slices no other process interrupted.
      */
     public record Result(
         Op op,
@@ -64,7 +68,8 @@ public final class ThroughputRun
         long elapsedNs,
         long retransmitted,
         long linkDrops,
-        long cpuNs)
+        long cpuNs,
+        double peakMessagesPerSecond)
     {
         /**
          * @return CPU nanoseconds per message, both sides together.
@@ -125,7 +130,7 @@ public final class ThroughputRun
         final long retransmitBefore = client.device().counters().get(TransportCounter.PACKETS_RETRANSMITTED);
         final long dropsBefore = linkDrops(client) + linkDrops(server);
         final ServerLoop serverLoop = startServer(op);
-        final long[] measured = new long[3];
+        final long[] measured = new long[4];
         try
         {
             stream(op, sizeBytes, qps, depth, warmupNs, measureNs, measured, serverLoop);
@@ -136,7 +141,7 @@ public final class ThroughputRun
         }
         return new Result(op, sizeBytes, qps, depth, measured[0], measured[1],
             client.device().counters().get(TransportCounter.PACKETS_RETRANSMITTED) - retransmitBefore,
-            linkDrops(client) + linkDrops(server) - dropsBefore, measured[2]);
+            linkDrops(client) + linkDrops(server) - dropsBefore, measured[2], Double.longBitsToDouble(measured[3]));
     }
 
     private static long linkDrops(final Endpoint endpoint)
@@ -201,6 +206,9 @@ public final class ThroughputRun
         long completedAtStart = -1;
         long actualStartNs = 0;
         long cpuAtStartNs = 0;
+        long sliceStartNs = 0;
+        long sliceStartCompleted = 0;
+        double peak = 0;
         boolean posting = true;
         while (outstanding > 0)
         {
@@ -213,12 +221,21 @@ public final class ThroughputRun
                 measured[0] = completed - completedAtStart;
                 measured[1] = nowNs - actualStartNs;
                 measured[2] = ServerLoop.currentThreadCpuTimeNs() + serverLoop.cpuTimeNs() - cpuAtStartNs;
+                measured[3] = Double.doubleToRawLongBits(peak);
             }
             else if (completedAtStart < 0 && nowNs - measureStartNs >= 0)
             {
                 completedAtStart = completed;
                 actualStartNs = nowNs;
                 cpuAtStartNs = ServerLoop.currentThreadCpuTimeNs() + serverLoop.cpuTimeNs();
+                sliceStartNs = nowNs;
+                sliceStartCompleted = completed;
+            }
+            else if (posting && completedAtStart >= 0 && nowNs - sliceStartNs >= SLICE_NS)
+            {
+                peak = Math.max(peak, (completed - sliceStartCompleted) * 1e9 / (nowNs - sliceStartNs));
+                sliceStartNs = nowNs;
+                sliceStartCompleted = completed;
             }
             for (int i = 0; i < n; i++)
             {
