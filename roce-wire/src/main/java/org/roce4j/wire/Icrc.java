@@ -161,6 +161,7 @@ public final class Icrc
         BACK4_BYTE_3 = backTable(24);
     }
 
+
     private final CRC32 crc = new CRC32();
     private final byte[] chunk = new byte[CHUNK_LENGTH];
     private ByteBuffer viewSource;

@@ -228,10 +228,18 @@ public final class RoceFrameBuilder
         // Byte 4 (FECN/BECN/Resv6a) and byte 8 (AckReq/Resv7) are written whole by the 32-bit stores.
         buffer.putInt(bthOffset + BthHeader.FECN_BECN_OFFSET, destQp & BthHeader.MASK_24, BIG_ENDIAN);
         buffer.putInt(bthOffset + BthHeader.ACK_REQ_OFFSET, psn & BthHeader.MASK_24, BIG_ENDIAN);
-        final int extLength = opcode.headerLength() - BthHeader.LENGTH;
-        if (extLength > 0)
+        // Zero the extension headers. They are whole 32-bit words (IBA 5.2: every header is a multiple of 4 bytes,
+        // 4 to 28 here), and a few int stores beat setMemory's native call at these lengths.
+        final int extStart = bthOffset + BthHeader.LENGTH;
+        final int extEnd = bthOffset + opcode.headerLength();
+        int zeroAt = extStart;
+        for (; zeroAt + Integer.BYTES <= extEnd; zeroAt += Integer.BYTES)
         {
-            buffer.setMemory(bthOffset + BthHeader.LENGTH, extLength, (byte)0);
+            buffer.putInt(zeroAt, 0);
+        }
+        for (; zeroAt < extEnd; zeroAt++)
+        {
+            buffer.putByte(zeroAt, (byte)0);
         }
         payloadOffset = bthOffset + opcode.headerLength();
         payloadLength = 0;

@@ -310,20 +310,8 @@ public final class Ipv4Header extends HeaderFlyweight
      */
     public int computeChecksum()
     {
-        final int length = length();
-        int sum = 0;
-        for (int i = 0; i < length; i += 2)
-        {
-            if (CHECKSUM_OFFSET != i)
-            {
-                sum += u16(i);
-            }
-        }
-        while (0 != (sum >>> 16))
-        {
-            sum = (sum & 0xFFFF) + (sum >>> 16);
-        }
-        return ~sum & 0xFFFF;
+        // The sum with the checksum field taken as zero: the whole header's sum less the field.
+        return ~fold(wordSum() - u16(CHECKSUM_OFFSET)) & 0xFFFF;
     }
 
     /**
@@ -343,17 +331,36 @@ public final class Ipv4Header extends HeaderFlyweight
     {
         // RFC 1071 verification: the one's-complement sum over the whole header, checksum included, is all ones.
         // Comparing with computeChecksum() instead would reject 0xFFFF where 0x0000 is computed (both are zero).
+        return 0xFFFF == fold(wordSum());
+    }
+
+    /**
+     * Sum of the header's 16-bit words without end-around carries. The header is IHL 32-bit words long, so it is
+     * read a 32-bit word at a time (two 16-bit halves each): half the reads of a 16-bit loop.
+     */
+    private long wordSum()
+    {
         final int length = length();
-        int sum = 0;
-        for (int i = 0; i < length; i += 2)
+        long sum = 0;
+        for (int i = 0; i < length; i += 4)
         {
-            sum += u16(i);
+            final int word = i32(i);
+            sum += (word >>> 16) + (word & 0xFFFF);
         }
+        return sum;
+    }
+
+    /**
+     * Fold carries back in (RFC 1071 section 4.1) until the sum fits 16 bits.
+     */
+    private static int fold(final long wideSum)
+    {
+        long sum = wideSum;
         while (0 != (sum >>> 16))
         {
             sum = (sum & 0xFFFF) + (sum >>> 16);
         }
-        return 0xFFFF == sum;
+        return (int)sum;
     }
 
     /**

@@ -58,7 +58,7 @@ public final class MemoryFabric implements AutoCloseable
     public static final int MAX_MTU = 0xFFFF;
     /** Largest MAC: 48 bits. */
     private static final long MAC_MASK = 0xFFFF_FFFF_FFFFL;
-    /** A ring record has an 8-byte header and ManyToOneRingBuffer takes records of up to 1/8 of its capacity. */
+    /** A ring record has a 16-byte header and a {@link FrameRing} takes records of up to 1/8 of its capacity. */
     private static final int RING_MAX_RECORD_FRACTION = 8;
 
     private final NanoClock clock;
@@ -120,8 +120,8 @@ public final class MemoryFabric implements AutoCloseable
      *
      * @param address           MAC and IPv4 of the port; neither may be in use by another open port.
      * @param mtu               IP MTU of the port, {@link #MIN_MTU} to {@link #MAX_MTU}.
-     * @param ringCapacityBytes size of its inbound ring: a power of two with room for records of 8 times the
-     *                          longest frame plus 16 bytes.
+     * @param ringCapacityBytes size of its inbound ring: a power of two with room for 8 records of the longest
+     *                          frame plus 24 bytes (an 8-byte due time and a 16-byte record header).
      * @return the port.
      * @throws IllegalArgumentException on a bad MTU or ring size, or a MAC wider than 48 bits.
      * @throws IllegalStateException    when the MAC or IPv4 address is in use.
@@ -220,8 +220,9 @@ public final class MemoryFabric implements AutoCloseable
             throw new IllegalArgumentException("ring capacity must be a power of two of at least " +
                 ManyToOneRingBuffer.MIN_CAPACITY + " bytes: " + capacity);
         }
-        final long needed = (long)RING_MAX_RECORD_FRACTION * (maxFrameLength + MemoryLink.DUE_TIME_LENGTH);
-        if (capacity / RING_MAX_RECORD_FRACTION < maxFrameLength + MemoryLink.DUE_TIME_LENGTH)
+        final int record = maxFrameLength + MemoryLink.DUE_TIME_LENGTH + FrameRing.HEADER_LENGTH;
+        final long needed = (long)RING_MAX_RECORD_FRACTION * record;
+        if (capacity / RING_MAX_RECORD_FRACTION < record)
         {
             throw new IllegalArgumentException("ring capacity " + capacity + " cannot carry frames of " +
                 maxFrameLength + " bytes: it needs at least " + needed + " (next power of two)");

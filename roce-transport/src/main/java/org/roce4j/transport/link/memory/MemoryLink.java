@@ -3,12 +3,8 @@ package org.roce4j.transport.link.memory;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
@@ -33,7 +29,8 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * copy), first any delayed frames that have become due.
  *
  * <p>Threading: one thread drives the port (claims, commits, polls, changes its faults); any number of other ports
- * on other threads may send to it concurrently, since the inbound ring is a lock-free many-to-one ring.
+ * on other threads may send to it concurrently, since the inbound ring is a lock-free many-to-one ring
+ * ({@link FrameRing}).
  * {@link #counters()}, {@link #fabricCounters()} and {@link #close()} may be used from any thread.
  */
 public final class MemoryLink implements Link
@@ -53,8 +50,8 @@ public final class MemoryLink implements Link
     private final int maxFrameLength;
     private final String name;
     private final NanoClock clock;
-    private final ManyToOneRingBuffer inbound;
-    private final AtomicBuffer inboundBuffer;
+    private final FrameRing inbound;
+    private final MutableDirectBuffer inboundBuffer;
     private final UnsafeBuffer staging;
     private final LinkCounters counters = new LinkCounters();
     private final FabricCounters fabricCounters = new FabricCounters();
@@ -82,8 +79,7 @@ public final class MemoryLink implements Link
         this.maxFrameLength = maxFrameLength(mtu);
         this.name = "memory:" + Ipv4Header.addressToString(address.ipv4());
         this.clock = fabric.clock();
-        this.inbound = new ManyToOneRingBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-            ringCapacityBytes + RingBufferDescriptor.TRAILER_LENGTH, MEMORY_ALIGNMENT)));
+        this.inbound = new FrameRing(ringCapacityBytes);
         this.inboundBuffer = inbound.buffer();
         this.staging = new UnsafeBuffer(BufferUtil.allocateDirectAligned(maxFrameLength, MEMORY_ALIGNMENT));
         this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ (address.ipv4() & 0xFFFF_FFFFL));
@@ -512,7 +508,7 @@ public final class MemoryLink implements Link
      * Reads the inbound ring for {@link #poll}: delivers immediate frames and due delayed frames in place, moves
      * delayed frames that are not due yet into the hold area.
      */
-    private final class RingReader implements ControlledMessageHandler
+    private final class RingReader implements FrameRing.RecordHandler
     {
         private FrameHandler handler;
         private int maxFrames;
@@ -532,15 +528,7 @@ public final class MemoryLink implements Link
             this.nowNs = clockNs;
             try
             {
-                while (delivered < maxFrames && budget > 0)
-                {
-                    final long before = inbound.consumerPosition();
-                    inbound.controlledRead(this, Integer.MAX_VALUE);
-                    if (inbound.consumerPosition() == before)
-                    {
-                        break;
-                    }
-                }
+                inbound.read(this, budget);
             }
             finally
             {
@@ -550,8 +538,7 @@ public final class MemoryLink implements Link
         }
 
         /** {@inheritDoc} */
-        public Action onMessage(
-            final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+        public boolean onRecord(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
         {
             budget--;
             if (TYPE_FRAME == msgTypeId)
@@ -577,7 +564,7 @@ public final class MemoryLink implements Link
                     counters.increment(LinkCounter.RECEIVE_ERRORS);
                 }
             }
-            return delivered >= maxFrames || budget <= 0 ? Action.BREAK : Action.CONTINUE;
+            return delivered < maxFrames && budget > 0;
         }
 
         private void deliver(final MutableDirectBuffer buffer, final int index, final int length)

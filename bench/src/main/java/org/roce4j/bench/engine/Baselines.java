@@ -1,0 +1,241 @@
+package org.roce4j.bench.engine;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+
+import org.HdrHistogram.Histogram;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+/**
+ * What the engine's figures are compared with, measured in the same JVM and run:
+ * <ul>
+ *   <li>memcpy: {@code UnsafeBuffer.putBytes} between two direct buffers (Unsafe.copyMemory), one copy of the
+ *   message; the engine makes three per packet on the memory fabric (gather into the frame, frame into the
+ *   peer's ring, ring into the target) plus two CRC passes (send and verify);</li>
+ *   <li>CRC32: {@link CRC32} over a direct buffer (the JDK intrinsic the ICRC uses);</li>
+ *   <li>ring hand-off: frames of a given length through the Agrona many-to-one ring the memory fabric uses, from
+ *   one thread to another (rate), and back and forth between two threads (round trip): what the medium alone
+ *   costs, with no protocol.</li>
+ * </ul>
+ */
+public final class Baselines
+{
+    /** Iterations between clock reads in the single-thread loops. */
+    private static final int BATCH = 64;
+    /** Ring size of the hand-off baselines: the memory fabric's default. */
+    private static final int RING_BYTES = 4 * 1024 * 1024;
+    /** Message type of the hand-off records (any positive value). */
+    private static final int MSG_TYPE = 1;
+    /** Largest round trip the histogram records exactly: 1 s. */
+    private static final long HISTOGRAM_MAX_NS = TimeUnit.SECONDS.toNanos(1);
+
+    /** Keeps CRC results alive so the JIT cannot drop the loop. */
+    private static volatile long sink;
+
+    private Baselines()
+    {
+    }
+
+    /**
+     * @param sizeBytes bytes per copy.
+     * @param measureNs how long to copy (after a warm-up of a quarter of that).
+     * @return bytes copied per second.
+     */
+    public static double memcpyBytesPerSecond(final int sizeBytes, final long measureNs)
+    {
+        final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
+        final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
+        source.setMemory(0, sizeBytes, (byte)0x5A);
+        copyLoop(source, target, sizeBytes, measureNs / 4);
+        return copyLoop(source, target, sizeBytes, measureNs) * sizeBytes * 1e9 / measureNs;
+    }
+
+    private static double copyLoop(
+        final UnsafeBuffer source, final UnsafeBuffer target, final int sizeBytes, final long durationNs)
+    {
+        final long startNs = System.nanoTime();
+        long copies = 0;
+        long nowNs;
+        do
+        {
+            for (int i = 0; i < BATCH; i++)
+            {
+                target.putBytes(0, source, 0, sizeBytes);
+            }
+            copies += BATCH;
+            nowNs = System.nanoTime();
+        }
+        while (nowNs - startNs < durationNs);
+        return copies * (double)durationNs / (nowNs - startNs);
+    }
+
+    /**
+     * @param sizeBytes bytes per checksum.
+     * @param measureNs how long to checksum (after a warm-up of a quarter of that).
+     * @return bytes checksummed per second.
+     */
+    public static double crc32BytesPerSecond(final int sizeBytes, final long measureNs)
+    {
+        final ByteBuffer data = BufferUtil.allocateDirectAligned(sizeBytes, 64);
+        for (int i = 0; i < sizeBytes; i++)
+        {
+            data.put(i, (byte)i);
+        }
+        final CRC32 crc = new CRC32();
+        crcLoop(crc, data, measureNs / 4);
+        return crcLoop(crc, data, measureNs) * sizeBytes * 1e9 / measureNs;
+    }
+
+    private static double crcLoop(final CRC32 crc, final ByteBuffer data, final long durationNs)
+    {
+        final long startNs = System.nanoTime();
+        long sums = 0;
+        long nowNs;
+        long acc = 0;
+        do
+        {
+            for (int i = 0; i < BATCH; i++)
+            {
+                crc.reset();
+                data.clear();
+                crc.update(data);
+                acc += crc.getValue();
+            }
+            sums += BATCH;
+            nowNs = System.nanoTime();
+        }
+        while (nowNs - startNs < durationNs);
+        sink = acc;
+        return sums * (double)durationNs / (nowNs - startNs);
+    }
+
+    /**
+     * Frames of one length from a producer thread to a consumer thread through a many-to-one ring, as fast as
+     * they go.
+     *
+     * @param frameBytes record length.
+     * @param measureNs  how long to measure (after a warm-up of a quarter of that).
+     * @return frames handed over per second.
+     */
+    public static double ringFramesPerSecond(final int frameBytes, final long measureNs)
+    {
+        final ManyToOneRingBuffer ring = newRing();
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[frameBytes]);
+        final long[] consumed = new long[1];
+        final MessageHandler handler = (type, buffer, index, length) -> consumed[0] += buffer.getByte(index);
+        final ServerLoop consumer = new ServerLoop("baseline-consumer", () -> ring.read(handler));
+        try
+        {
+            final long warmEndNs = System.nanoTime() + measureNs / 4;
+            long sent = 0;
+            while (System.nanoTime() - warmEndNs < 0)
+            {
+                sent += offerBatch(ring, frame);
+            }
+            final long startNs = System.nanoTime();
+            long nowNs;
+            sent = 0;
+            do
+            {
+                sent += offerBatch(ring, frame);
+                nowNs = System.nanoTime();
+            }
+            while (nowNs - startNs < measureNs);
+            return sent * 1e9 / (nowNs - startNs);
+        }
+        finally
+        {
+            consumer.close();
+        }
+    }
+
+    private static int offerBatch(final ManyToOneRingBuffer ring, final UnsafeBuffer frame)
+    {
+        int sent = 0;
+        for (int i = 0; i < BATCH; i++)
+        {
+            if (ring.write(MSG_TYPE, frame, 0, frame.capacity()))
+            {
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    /**
+     * One frame back and forth between two threads through two many-to-one rings, one in flight.
+     *
+     * @param frameBytes record length.
+     * @param warmupNs   time before recording.
+     * @param measureNs  time recording.
+     * @return round trips in nanoseconds.
+     */
+    public static Histogram ringRoundTrips(final int frameBytes, final long warmupNs, final long measureNs)
+    {
+        final ManyToOneRingBuffer ping = newRing();
+        final ManyToOneRingBuffer pong = newRing();
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[frameBytes]);
+        final UnsafeBuffer echo = new UnsafeBuffer(new byte[frameBytes]);
+        final MessageHandler echoHandler = (type, buffer, index, length) ->
+        {
+            echo.putBytes(0, buffer, index, length);
+            while (!pong.write(MSG_TYPE, echo, 0, length))
+            {
+                Thread.onSpinWait();
+            }
+        };
+        final ServerLoop echoer = new ServerLoop("baseline-echo", () -> ping.read(echoHandler));
+        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
+        final int[] received = new int[1];
+        final MessageHandler pongHandler = (type, buffer, index, length) -> received[0] = length;
+        try
+        {
+            final long startNs = System.nanoTime();
+            final long recordFromNs = startNs + warmupNs;
+            final long endNs = recordFromNs + measureNs;
+            long nowNs = startNs;
+            while (nowNs - endNs < 0)
+            {
+                final long sentNs = System.nanoTime();
+                while (!ping.write(MSG_TYPE, frame, 0, frameBytes))
+                {
+                    Thread.onSpinWait();
+                }
+                received[0] = 0;
+                while (0 == received[0])
+                {
+                    pong.read(pongHandler);
+                }
+                nowNs = System.nanoTime();
+                if (nowNs - recordFromNs >= 0)
+                {
+                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
+                }
+            }
+        }
+        finally
+        {
+            echoer.close();
+        }
+        return histogram;
+    }
+
+    private static ManyToOneRingBuffer newRing()
+    {
+        return new ManyToOneRingBuffer(new UnsafeBuffer(
+            BufferUtil.allocateDirectAligned(RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH, 64)));
+    }
+
+    /**
+     * @return the last CRC computed (keeps results observable).
+     */
+    static long sink()
+    {
+        return sink;
+    }
+}

@@ -1,0 +1,229 @@
+package org.roce4j.bench.suite;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.HdrHistogram.Histogram;
+import org.roce4j.bench.engine.ServerLoop;
+
+/**
+ * The raw-UDP baseline: what the JDK's own non-blocking {@link DatagramChannel} moves over loopback between two
+ * threads, with no protocol on top. A message of S bytes travels as ceil(S / 4096) datagrams of at most 4096 bytes
+ * (the payload of one RoCE packet at MTU 4096), one {@code send} system call each.
+ * <ul>
+ *   <li>stream: one thread sends as fast as it can, the other busy-polls {@code receive}; the figure is what
+ *   arrived (loopback drops what the receiver cannot keep up with);</li>
+ *   <li>ping-pong: one message in flight, the server returns it whole, both sides busy-poll.</li>
+ * </ul>
+ */
+public final class RawUdp implements AutoCloseable
+{
+    /** Largest datagram payload: one RoCE packet's payload at MTU 4096. */
+    public static final int SEGMENT_BYTES = 4096;
+    /** Largest round trip the histogram records exactly: 1 s. */
+    private static final long HISTOGRAM_MAX_NS = TimeUnit.SECONDS.toNanos(1);
+    /** A ping-pong round trip lost on loopback (socket buffer full) is abandoned after this long. */
+    private static final long LOST_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    /** Socket buffer size asked for (the kernel caps it at net.core.[rw]mem_max). */
+    private static final int SOCKET_BUFFER_BYTES = 4 << 20;
+
+    private final DatagramChannel client;
+    private final DatagramChannel server;
+    private final InetSocketAddress clientAddress;
+    private final InetSocketAddress serverAddress;
+    private final ByteBuffer clientBuffer = ByteBuffer.allocateDirect(SEGMENT_BYTES);
+    private final ByteBuffer serverBuffer = ByteBuffer.allocateDirect(SEGMENT_BYTES);
+
+    /**
+     * Open two non-blocking channels on 127.0.0.1, on free ports.
+     */
+    public RawUdp()
+    {
+        try
+        {
+            client = open();
+            server = open();
+            clientAddress = (InetSocketAddress)client.getLocalAddress();
+            serverAddress = (InetSocketAddress)server.getLocalAddress();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open the raw UDP baseline sockets: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static DatagramChannel open() throws IOException
+    {
+        final DatagramChannel channel = DatagramChannel.open();
+        channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+        channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+        channel.bind(new InetSocketAddress("127.0.0.1", 0));
+        channel.configureBlocking(false);
+        return channel;
+    }
+
+    /**
+     * Stream messages one way.
+     *
+     * @param sizeBytes message size.
+     * @param warmupNs  time before measuring.
+     * @param measureNs time measured.
+     * @return payload bytes received per second.
+     */
+    public double streamBytesPerSecond(final int sizeBytes, final long warmupNs, final long measureNs)
+    {
+        final AtomicLong received = new AtomicLong();
+        final ServerLoop receiver = new ServerLoop("raw-udp-receiver", () ->
+        {
+            serverBuffer.clear();
+            if (null != receive(server, serverBuffer))
+            {
+                received.setRelease(received.getPlain() + serverBuffer.position());
+            }
+        });
+        final long[] snapshot = new long[2];
+        try
+        {
+            final long startNs = System.nanoTime();
+            sendUntil(sizeBytes, startNs + warmupNs);
+            snapshot[0] = received.getAcquire();
+            final long measureStartNs = System.nanoTime();
+            sendUntil(sizeBytes, measureStartNs + measureNs);
+            snapshot[1] = received.getAcquire();
+            return (snapshot[1] - snapshot[0]) * 1e9 / (System.nanoTime() - measureStartNs);
+        }
+        finally
+        {
+            receiver.close();
+        }
+    }
+
+    private void sendUntil(final int sizeBytes, final long untilNs)
+    {
+        while (System.nanoTime() - untilNs < 0)
+        {
+            sendMessage(client, clientBuffer, serverAddress, sizeBytes);
+        }
+    }
+
+    /**
+     * Ping-pong one message at a time.
+     *
+     * @param sizeBytes message size.
+     * @param warmupNs  time before recording.
+     * @param measureNs time recording.
+     * @return round trips in nanoseconds.
+     */
+    public Histogram roundTrips(final int sizeBytes, final long warmupNs, final long measureNs)
+    {
+        final int segments = segments(sizeBytes);
+        final int[] serverGot = new int[1];
+        final ServerLoop echo = new ServerLoop("raw-udp-echo", () ->
+        {
+            serverBuffer.clear();
+            if (null != receive(server, serverBuffer) && ++serverGot[0] == segments)
+            {
+                serverGot[0] = 0;
+                sendMessage(server, serverBuffer, clientAddress, sizeBytes);
+            }
+        });
+        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
+        try
+        {
+            final long startNs = System.nanoTime();
+            final long recordFromNs = startNs + warmupNs;
+            final long endNs = recordFromNs + measureNs;
+            long nowNs = startNs;
+            while (nowNs - endNs < 0)
+            {
+                final long sentNs = System.nanoTime();
+                sendMessage(client, clientBuffer, serverAddress, sizeBytes);
+                int got = 0;
+                boolean lost = false;
+                while (got < segments)
+                {
+                    clientBuffer.clear();
+                    if (null != receive(client, clientBuffer))
+                    {
+                        got++;
+                    }
+                    else if (System.nanoTime() - sentNs > LOST_NS)
+                    {
+                        lost = true;
+                        break;
+                    }
+                }
+                nowNs = System.nanoTime();
+                if (!lost && nowNs - recordFromNs >= 0)
+                {
+                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
+                }
+            }
+        }
+        finally
+        {
+            echo.close();
+        }
+        return histogram;
+    }
+
+    private static int segments(final int sizeBytes)
+    {
+        return Math.max(1, (sizeBytes + SEGMENT_BYTES - 1) / SEGMENT_BYTES);
+    }
+
+    private static void sendMessage(
+        final DatagramChannel channel, final ByteBuffer buffer, final InetSocketAddress to, final int sizeBytes)
+    {
+        int left = sizeBytes;
+        do
+        {
+            final int segment = Math.min(left, SEGMENT_BYTES);
+            buffer.clear().limit(segment);
+            try
+            {
+                channel.send(buffer, to);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+            left -= segment;
+        }
+        while (left > 0);
+    }
+
+    private static Object receive(final DatagramChannel channel, final ByteBuffer buffer)
+    {
+        try
+        {
+            return channel.receive(buffer);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Close both channels.
+     */
+    public void close()
+    {
+        try
+        {
+            client.close();
+            server.close();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
