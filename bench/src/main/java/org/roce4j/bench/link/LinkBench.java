@@ -78,6 +78,7 @@ public final class LinkBench
         options.put("depth", "256");
         options.put("udp-options", "");
         options.put("summary", "");
+        options.put("verbose", "false");
         for (final String arg : args)
         {
             if ("--help".equals(arg) || "-h".equals(arg))
@@ -211,6 +212,10 @@ public final class LinkBench
             final Measurement measurement = write ? pair.writeThroughput(size, depth, window) :
                 pair.sendLatency(size, window);
             out.println("    link counters: " + pair.anomalies());
+            if (Boolean.parseBoolean(options.get("verbose")))
+            {
+                out.println(pair.describeCounters());
+            }
             return measurement;
         }
     }

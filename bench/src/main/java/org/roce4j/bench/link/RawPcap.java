@@ -111,7 +111,7 @@ final class RawPcap
                     }
                 }
             }, "raw-pcap-count");
-            return window.measure(sender, receiver, running, received);
+            return window.measure(sender, receiver, running, received, () -> breakLoop(a, b));
         }
         finally
         {
@@ -177,7 +177,7 @@ final class RawPcap
                     }
                 }
             }, "raw-pcap-pong");
-            return window.measure(pinger, ponger, running, pongs).withHistogram(histogram);
+            return window.measure(pinger, ponger, running, pongs, () -> breakLoop(a, b)).withHistogram(histogram);
         }
         finally
         {
@@ -199,6 +199,20 @@ final class RawPcap
             .build();
         handle.setFilter("udp dst port 4791 and dst host " + ownAddress, BpfProgram.BpfCompileMode.OPTIMIZE);
         return handle;
+    }
+
+    private static void breakLoop(final PcapHandle a, final PcapHandle b)
+    {
+        try
+        {
+            // pcap_next does not time out without traffic; pcap_breakloop makes it return.
+            a.breakLoop();
+            b.breakLoop();
+        }
+        catch (final NotOpenException ex)
+        {
+            // Closed already: nothing blocks in it.
+        }
     }
 
     private static void send(final PcapHandle handle, final byte[] frame)

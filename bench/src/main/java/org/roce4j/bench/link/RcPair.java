@@ -150,10 +150,19 @@ final class RcPair implements AutoCloseable
      */
     String anomalies()
     {
-        return "retransmitted A " + deviceA.counters().get(TransportCounter.PACKETS_RETRANSMITTED) +
+        return "mtu " + deviceA.link().mtu() + "/" + deviceB.link().mtu() + " active " + deviceA.activeMtu() +
+            ", retransmitted A " + deviceA.counters().get(TransportCounter.PACKETS_RETRANSMITTED) +
             ", rx errors A/B " + deviceA.counters().get(LinkCounter.RECEIVE_ERRORS) + "/" +
             deviceB.counters().get(LinkCounter.RECEIVE_ERRORS) + ", acks sent B " +
             deviceB.counters().get(TransportCounter.ACKS_SENT);
+    }
+
+    /**
+     * @return every non-zero counter of both devices.
+     */
+    String describeCounters()
+    {
+        return "A:\n" + deviceA.describeCounters() + "\nB:\n" + deviceB.describeCounters();
     }
 
     /**

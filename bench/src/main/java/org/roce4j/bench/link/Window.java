@@ -27,6 +27,24 @@ record Window(double warmupSeconds, double measureSeconds)
      */
     Measurement measure(final Thread driver, final Thread peer, final Running running, final AtomicLong completed)
     {
+        return measure(driver, peer, running, completed, () ->
+        {
+        });
+    }
+
+    /**
+     * Run one measurement whose threads may block in calls that only {@code wake} interrupts.
+     *
+     * @param driver    the thread that posts or sends (stops first and sets {@link Running#senderDone}).
+     * @param peer      the thread that answers or counts.
+     * @param running   flags shared with both threads.
+     * @param completed operations completed so far, published by a thread.
+     * @param wake      called repeatedly once the threads were told to stop, until both have (pcap_breakloop).
+     * @return the rate and the load at the end.
+     */
+    Measurement measure(final Thread driver, final Thread peer, final Running running, final AtomicLong completed,
+        final Runnable wake)
+    {
         final Thread.UncaughtExceptionHandler onFailure = (thread, ex) ->
         {
             running.fail(thread.getName() + ": " + ex);
@@ -48,14 +66,35 @@ record Window(double warmupSeconds, double measureSeconds)
         running.measuring = false;
         final double load = load1();
         running.on = false;
-        Namespaces.joinUninterruptibly(driver);
+        joinWaking(driver, wake);
         running.senderDone = true;
-        Namespaces.joinUninterruptibly(peer);
+        joinWaking(peer, wake);
         if (null != running.failure())
         {
             throw new IllegalStateException(running.failure());
         }
         return new Measurement((endCount - startCount) * 1e9 / (endNs - startNs), load, null);
+    }
+
+    private static void joinWaking(final Thread thread, final Runnable wake)
+    {
+        boolean interrupted = false;
+        while (thread.isAlive())
+        {
+            wake.run();
+            try
+            {
+                thread.join(50);
+            }
+            catch (final InterruptedException ex)
+            {
+                interrupted = true;
+            }
+        }
+        if (interrupted)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleep(final double seconds)
