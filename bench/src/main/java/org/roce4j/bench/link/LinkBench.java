@@ -68,7 +68,7 @@ public final class LinkBench
         final Map<String, String> options = new LinkedHashMap<>();
         options.put("media", "lo,veth");
         options.put("links", "udp,pcap");
-        options.put("transports", "epoll,io_uring");
+        options.put("transports", "epoll");
         options.put("tests", "write,latency");
         options.put("write-sizes", "64,1024,4096");
         options.put("latency-sizes", "64,4096");
@@ -79,6 +79,7 @@ public final class LinkBench
         options.put("udp-options", "");
         options.put("summary", "");
         options.put("verbose", "false");
+        options.put("raw", "true");
         for (final String arg : args)
         {
             if ("--help".equals(arg) || "-h".equals(arg))
@@ -228,7 +229,8 @@ public final class LinkBench
         final boolean write = "write".equals(test);
         for (int round = 0; round < rounds; round++)
         {
-            final Measurement r = raw.get();
+            final Measurement r = Boolean.parseBoolean(options.get("raw")) ? raw.get() :
+                new Measurement(Double.NaN, Double.NaN, null);
             raws.add(r);
             print(medium, link + " raw", transport, test, size, r, write);
             final Measurement l = linked.get();

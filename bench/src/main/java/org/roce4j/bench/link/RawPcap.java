@@ -31,6 +31,8 @@ final class RawPcap
     private static final int CAPTURE_BUFFER_BYTES = 32 << 20;
     /** Read timeout; immediate mode delivers at once. */
     private static final int READ_TIMEOUT_MS = 50;
+    /** Read without blocking, spinning, as the pcap link's engine thread does (-Droce4j.bench.rawPcapSpin=true). */
+    private static final boolean SPIN = Boolean.getBoolean("roce4j.bench.rawPcapSpin");
     /** A window that has not moved for this long lost frames: reopen it. */
     private static final long STALL_NS = 20_000_000L;
 
@@ -198,6 +200,10 @@ final class RawPcap
             .direction(PcapHandle.PcapDirection.IN)
             .build();
         handle.setFilter("udp dst port 4791 and dst host " + ownAddress, BpfProgram.BpfCompileMode.OPTIMIZE);
+        if (SPIN)
+        {
+            handle.setBlockingMode(PcapHandle.BlockingMode.NONBLOCKING);
+        }
         return handle;
     }
 

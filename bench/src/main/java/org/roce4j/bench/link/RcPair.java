@@ -13,6 +13,7 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.CompletionQueue;
@@ -111,11 +112,14 @@ final class RcPair implements AutoCloseable
      */
     static RcPair open(final Link linkA, final Link linkB, final int bufferBytes, final int depth)
     {
-        final RdmaDevice deviceA = RdmaDevice.open(linkA, DeviceOptions.invoker().name("bench-a"));
+        final boolean coalesce = Boolean.parseBoolean(System.getProperty("roce4j.bench.coalesceAcks", "true"));
+        final RdmaDevice deviceA = RdmaDevice.open(linkA, DeviceOptions.invoker().name("bench-a")
+            .engineConfig(new EngineConfig().coalesceAcks(coalesce)));
         final RdmaDevice deviceB;
         try
         {
-            deviceB = RdmaDevice.open(linkB, DeviceOptions.invoker().name("bench-b"));
+            deviceB = RdmaDevice.open(linkB, DeviceOptions.invoker().name("bench-b")
+                .engineConfig(new EngineConfig().coalesceAcks(coalesce)));
         }
         catch (final RuntimeException ex)
         {

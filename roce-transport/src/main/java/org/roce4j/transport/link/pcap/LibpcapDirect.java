@@ -24,7 +24,7 @@ import org.pcap4j.core.PcapHandle;
  *
  * <p>The {@code pcap_t*} comes from Pcap4J's {@link PcapHandle} (its private {@code handle} field, read once by
  * reflection); where that or the library cannot be reached, {@link #unavailabilityCause()} says why and the link
- * uses Pcap4J's own calls. {@code struct pcap_pkthdr} on LP64 Linux: {@code struct timeval ts} (16 bytes),
+ * uses Pcap4J's own calls ({@code -Droce4j.pcap.direct=false} forces that). {@code struct pcap_pkthdr} on LP64 Linux: {@code struct timeval ts} (16 bytes),
  * {@code bpf_u_int32 caplen} at 16, {@code bpf_u_int32 len} at 20. Not thread safe: one instance per reading
  * thread.
  */
@@ -50,6 +50,10 @@ final class LibpcapDirect
         Field field = null;
         try
         {
+            if (!Boolean.parseBoolean(System.getProperty("roce4j.pcap.direct", "true")))
+            {
+                throw new UnsupportedOperationException("switched off with -Droce4j.pcap.direct=false");
+            }
             if (!Platform.isLinux() || !Platform.is64Bit())
             {
                 throw new UnsupportedOperationException("struct pcap_pkthdr is laid out for 64-bit Linux here");
