@@ -118,7 +118,8 @@ public final class PcapLink implements Link
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private final UnsafeBuffer sendBuffer;
-    private final UnsafeBuffer arpBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(MIN_FRAME));
+    private final UnsafeBuffer arpBuffer = null == LibpcapDirect.unavailabilityCause() ?
+        new UnsafeBuffer(ByteBuffer.allocateDirect(MIN_FRAME)) : new UnsafeBuffer(new byte[MIN_FRAME]);
     private final ArpHeader arpOut = new ArpHeader();
     private final ArpHeader arpIn = new ArpHeader();
     private final NeighbourTable neighbours;
@@ -152,7 +153,9 @@ public final class PcapLink implements Link
         this.mtu = mtu;
         this.maxFrameLength = EthernetHeader.VLAN_LENGTH + mtu;
         this.nanoClock = nanoClock;
-        this.sendBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(maxFrameLength));
+        // Native memory for pcap_sendpacket; an array for Pcap4J's sendPacket(byte[], int) when falling back.
+        this.sendBuffer = null == LibpcapDirect.unavailabilityCause() ?
+            new UnsafeBuffer(ByteBuffer.allocateDirect(maxFrameLength)) : new UnsafeBuffer(new byte[maxFrameLength]);
         // The ring between a reader thread and the engine exists only when falling back to Pcap4J's reads.
         this.receiveRing = null == LibpcapDirect.unavailabilityCause() ? null : new OneToOneRingBuffer(
             new UnsafeBuffer(ByteBuffer.allocateDirect(RECEIVE_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
