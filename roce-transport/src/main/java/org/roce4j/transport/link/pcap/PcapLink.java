@@ -55,14 +55,15 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * only, 32 MiB kernel ring (TPACKET_V2 in immediate mode: about 3,500 frames), promiscuous only when the link's MAC is not the interface's, and the
  * BPF filter {@code arp or (udp dst port 4791 and (dst host IP or ether dst MAC))}.
  *
- * <p><b>Threading.</b> A reader thread blocks in {@code pcap_next} (woken by pcap_breakloop on close) and copies
- * each frame into a lock-free single-producer single-consumer ring; {@link #poll} drains it on the engine thread,
- * handles ARP there and delivers the rest. All sending (frames, ARP requests and replies) happens on the engine
- * thread, at {@link #commit} (libpcap sends one frame per call; there is nothing to batch). Blocking reads on a
- * separate thread were chosen over non-blocking reads from the engine thread because Pcap4J allocates a header
- * structure and a byte array per packet read: that garbage stays off the engine thread, which never allocates per
- * frame. Sending copies nothing on the Java side ({@code sendPacket(byte[], int)} on the claim buffer's array), but
- * JNA copies the array to native memory on each call.
+ * <p><b>Threading.</b> Everything happens on the engine thread. {@link #poll} reads with {@code pcap_next_ex} on
+ * the handle set non-blocking, through a JNA direct mapping with raw addresses ({@link LibpcapDirect}: Pcap4J's own
+ * read allocates a header structure and a byte array per frame), and hands each frame to the engine where libpcap
+ * put it, in its capture ring: no thread hop, no copy. ARP is handled there too. Sending (frames, ARP requests and
+ * replies) happens at {@link #commit} with {@code pcap_sendpacket} straight from the native claim buffer (libpcap
+ * sends one frame per call). Where the direct calls are not available (another Pcap4J version), the link falls back
+ * to Pcap4J: a reader thread blocks in {@code pcap_next} (woken by pcap_breakloop on close) and copies each frame
+ * into a lock-free single-producer single-consumer ring that {@link #poll} drains, keeping Pcap4J's per-frame
+ * garbage off the engine thread; frames are sent with {@code sendPacket(byte[], int)}, which JNA copies.
  *
  * <p><b>Counters.</b> The engine thread writes every counter. {@link LinkCounter#RECEIVE_ERRORS} counts receive
  * ring overflow and truncated captures (noted by the reader thread, folded in on each poll) and libpcap's kernel
@@ -116,10 +117,9 @@ public final class PcapLink implements Link
     private final LongSupplier nanoClock;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private final byte[] sendArray;
     private final UnsafeBuffer sendBuffer;
-    private final byte[] arpArray = new byte[MIN_FRAME];
-    private final UnsafeBuffer arpBuffer = new UnsafeBuffer(arpArray);
+    private final UnsafeBuffer arpBuffer = null == LibpcapDirect.unavailabilityCause() ?
+        new UnsafeBuffer(ByteBuffer.allocateDirect(MIN_FRAME)) : new UnsafeBuffer(new byte[MIN_FRAME]);
     private final ArpHeader arpOut = new ArpHeader();
     private final ArpHeader arpIn = new ArpHeader();
     private final NeighbourTable neighbours;
@@ -130,6 +130,11 @@ public final class PcapLink implements Link
     private final OneToOneRingBuffer receiveRing;
     private final MessageHandler receiveDelivery = this::onReceived;
     private FrameHandler frameHandler;
+
+    // Direct libpcap calls from the engine thread (null when falling back to Pcap4J and a reader thread).
+    private LibpcapDirect direct;
+    private final UnsafeBuffer capturedFrame = new UnsafeBuffer(new byte[0]);
+    private volatile boolean inLibpcap;
 
     private PcapHandle handle;
     private Thread reader;
@@ -148,10 +153,12 @@ public final class PcapLink implements Link
         this.mtu = mtu;
         this.maxFrameLength = EthernetHeader.VLAN_LENGTH + mtu;
         this.nanoClock = nanoClock;
-        this.sendArray = new byte[maxFrameLength];
-        this.sendBuffer = new UnsafeBuffer(sendArray);
-        this.receiveRing = new OneToOneRingBuffer(new UnsafeBuffer(
-            ByteBuffer.allocateDirect(RECEIVE_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+        // Native memory for pcap_sendpacket; an array for Pcap4J's sendPacket(byte[], int) when falling back.
+        this.sendBuffer = null == LibpcapDirect.unavailabilityCause() ?
+            new UnsafeBuffer(ByteBuffer.allocateDirect(maxFrameLength)) : new UnsafeBuffer(new byte[maxFrameLength]);
+        // The ring between a reader thread and the engine exists only when falling back to Pcap4J's reads.
+        this.receiveRing = null == LibpcapDirect.unavailabilityCause() ? null : new OneToOneRingBuffer(
+            new UnsafeBuffer(ByteBuffer.allocateDirect(RECEIVE_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
         this.neighbours = new NeighbourTable(MAX_PENDING_PER_PEER, PENDING_POOL, maxFrameLength, ARP_RETRY_NS,
             ARP_REQUESTS, MAX_RESOLVING, new NeighbourActions());
     }
@@ -326,12 +333,24 @@ public final class PcapLink implements Link
                 .direction(PcapHandle.PcapDirection.IN)
                 .build();
             handle.setFilter(filterExpression(), BpfProgram.BpfCompileMode.OPTIMIZE);
+            if (null == receiveRing)
+            {
+                // Reads from the engine thread must never block it.
+                handle.setBlockingMode(PcapHandle.BlockingMode.NONBLOCKING);
+                direct = new LibpcapDirect(handle);
+            }
         }
         catch (final PcapNativeException | NotOpenException ex)
         {
             throw new IllegalStateException("pcap link " + config.spec() + ": cannot open " + config.iface() + ": " +
                 ex.getMessage(), ex);
         }
+        if (null != direct)
+        {
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, "pcap link {0}: direct libpcap calls not available ({1}); reading on a " +
+            "thread through Pcap4J", name, String.valueOf(LibpcapDirect.unavailabilityCause()));
         running = true;
         reader = new Thread(new Reader(handle), "roce4j-" + name);
         reader.setDaemon(true);
@@ -495,7 +514,7 @@ public final class PcapLink implements Link
         frame.putShort(EthernetHeader.DESTINATION_OFFSET, (short)(mac >>> 32), BIG_ENDIAN);
         frame.putInt(EthernetHeader.DESTINATION_OFFSET + 2, (int)mac, BIG_ENDIAN);
         writeSourceMac(frame);
-        transmit(sendArray, length, true);
+        transmit(frame, length, true);
     }
 
     private void writeSourceMac(final UnsafeBuffer frame)
@@ -534,11 +553,29 @@ public final class PcapLink implements Link
         return (upper << 24) | (low & 0xFF_FFFFL);
     }
 
-    private void transmit(final byte[] frame, final int length, final boolean roce)
+    private void transmit(final DirectBuffer frame, final int length, final boolean roce)
     {
         try
         {
-            handle.sendPacket(frame, length);
+            final byte[] array = frame.byteArray();
+            if (null == array && null != direct)
+            {
+                if (!direct.send(frame.addressOffset(), length))
+                {
+                    counters.increment(LinkCounter.SEND_ERRORS);
+                    return;
+                }
+            }
+            else if (null != array && 0 == frame.wrapAdjustment())
+            {
+                handle.sendPacket(array, length);
+            }
+            else
+            {
+                final byte[] copy = new byte[length];
+                frame.getBytes(0, copy);
+                handle.sendPacket(copy, length);
+            }
             if (roce)
             {
                 counters.increment(LinkCounter.FRAMES_SENT);
@@ -586,7 +623,7 @@ public final class PcapLink implements Link
     public int poll(final FrameHandler handler, final int maxFrames)
     {
         frameHandler = handler;
-        final int read = receiveRing.read(receiveDelivery, maxFrames);
+        final int read = null != direct ? readDirect(maxFrames) : receiveRing.read(receiveDelivery, maxFrames);
         if (neighbours.resolvingCount() > 0)
         {
             neighbours.onTimer(nanoClock.getAsLong());
@@ -605,6 +642,47 @@ public final class PcapLink implements Link
                 nextStatsNs = now + STATS_PERIOD_NS;
                 readKernelDrops();
             }
+        }
+        return read;
+    }
+
+    private int readDirect(final int maxFrames)
+    {
+        int read = 0;
+        inLibpcap = true;
+        try
+        {
+            if (closed.get())
+            {
+                return 0;
+            }
+            final LibpcapDirect direct = this.direct;
+            while (read < maxFrames)
+            {
+                final int status = direct.next();
+                if (LibpcapDirect.FRAME != status)
+                {
+                    if (status < 0)
+                    {
+                        LOG.log(System.Logger.Level.DEBUG, "pcap link " + name + ": pcap_next_ex " + status);
+                    }
+                    break;
+                }
+                read++;
+                final int captured = direct.capturedLength();
+                if (direct.wireLength() > captured)
+                {
+                    // Longer than the snapshot length: not a frame this link can carry.
+                    counters.increment(LinkCounter.RECEIVE_ERRORS);
+                    continue;
+                }
+                capturedFrame.wrap(direct.frameAddress(), captured);
+                onReceived(FRAME_RECORD, capturedFrame, 0, captured);
+            }
+        }
+        finally
+        {
+            inLibpcap = false;
         }
         return read;
     }
@@ -681,7 +759,7 @@ public final class PcapLink implements Link
         if (forUs && ArpHeader.OPERATION_REQUEST == arp.operation())
         {
             writeArp(ArpHeader.OPERATION_REPLY, senderMac, senderMac, senderIp);
-            transmit(arpArray, MIN_FRAME, false);
+            transmit(arpBuffer, MIN_FRAME, false);
             counters.increment(LinkCounter.ARP_REPLIES_SENT);
         }
     }
@@ -721,6 +799,10 @@ public final class PcapLink implements Link
             return;
         }
         running = false;
+        while (inLibpcap)
+        {
+            Thread.onSpinWait();
+        }
         if (null != reader)
         {
             boolean interrupted = false;
@@ -769,13 +851,13 @@ public final class PcapLink implements Link
         public void sendArpRequest(final int ipv4)
         {
             writeArp(ArpHeader.OPERATION_REQUEST, EthernetHeader.BROADCAST, 0L, ipv4);
-            transmit(arpArray, MIN_FRAME, false);
+            transmit(arpBuffer, MIN_FRAME, false);
             counters.increment(LinkCounter.ARP_REQUESTS_SENT);
         }
 
         public void sendResolved(final UnsafeBuffer frame, final int length)
         {
-            transmit(frame.byteArray(), length, true);
+            transmit(frame, length, true);
         }
 
         public void dropped(final int ipv4, final int frames, final boolean failed)

@@ -76,18 +76,27 @@ import org.roce4j.wire.header.UdpHeader;
  *   flushes once (epoll: sendmmsg).</li>
  * </ul>
  *
- * <p><b>Receiving.</b> Netty reads on its event loop (epoll: recvmmsg of up to 32 datagrams per call; io_uring:
- * 32 recvmsg requests in flight). Each datagram gets a synthetic Ethernet + IPv4 + UDP header (source from the
- * datagram's sender, destination the bound address and port 4791, ID 0, DF) and is copied into a lock-free
- * single-producer single-consumer ring that {@link #poll} drains on the engine thread. <b>Incoming ICRCs cannot be
+ * <p><b>Receiving.</b> Each datagram gets a synthetic Ethernet + IPv4 + UDP header (source from the datagram's
+ * sender, destination the bound address and port 4791, ID 0, DF) in front of its payload.
+ * <ul>
+ *   <li>{@link UdpReceiveMode#DIRECT} (default on epoll and io_uring): {@link #poll} calls recvmmsg(2) without
+ *   blocking from the engine thread, up to 64 datagrams straight into a native arena behind room for the synthetic
+ *   header, and hands them to the engine in place: no thread hop, no copy but the kernel's. Netty's event loop does
+ *   not read (auto-read off).</li>
+ *   <li>{@link UdpReceiveMode#EVENT_LOOP} (the only mode on NIO): Netty reads on its event loop (epoll: recvmmsg of
+ *   up to 32 datagrams per call; io_uring: 32 recvmsg requests in flight) and copies each datagram into a lock-free
+ *   single-producer single-consumer ring that {@link #poll} drains on the engine thread.</li>
+ * </ul>
+ * <b>Incoming ICRCs cannot be
  * checked on this path</b>: the real IP header (whose identification the sender's kernel chose) is not visible,
  * so {@link #verifiesIcrc()} is false and every delivered frame is also counted as
  * {@link LinkCounter#RECEIVE_UNVERIFIED}.
  *
- * <p><b>Counters.</b> The engine thread writes every counter except {@link LinkCounter#RECEIVE_ERRORS} (datagrams
- * too long for the link, receive ring overflow, and the kernel's own drops for this socket, read with SO_MEMINFO
- * every 10 ms on native transports) and {@link LinkCounter#RECEIVE_FILTERED} (datagrams too short to be RoCEv2),
- * which the event loop writes. So on an idle link, frames sent by peers = FRAMES_RECEIVED + RECEIVE_ERRORS +
+ * <p><b>Counters.</b> {@link LinkCounter#RECEIVE_ERRORS} counts datagrams too long for the link, receive ring
+ * overflow, and the kernel's own drops for this socket (SO_MEMINFO, read every 10 ms on native transports);
+ * {@link LinkCounter#RECEIVE_FILTERED} counts datagrams too short to be RoCEv2. In event-loop receive mode the event
+ * loop writes those two and the engine thread every other counter; in direct receive mode the engine thread writes
+ * them all. So on an idle link, frames sent by peers = FRAMES_RECEIVED + RECEIVE_ERRORS +
  * RECEIVE_FILTERED (NIO cannot see the kernel's drops).
  *
  * <p><b>NIO.</b> JDK 17 cannot set IP_MTU_DISCOVER on a NIO socket, so the kernel would write a per-packet
@@ -95,9 +104,9 @@ import org.roce4j.wire.header.UdpHeader;
  * {@code jdk.net.ExtendedSocketOptions.IP_DONTFRAGMENT} (JDK 19 and later, which sets IP_PMTUDISC_DO on Linux) and
  * refuses to start without it unless the spec says {@code icrc=unverified}.
  *
- * <p><b>Threading.</b> One engine thread calls claim/commit/flush/poll; Netty's single event-loop thread reads;
- * they meet only in lock-free rings. {@link #counters()} may be read and {@link #close()} called from any thread;
- * after close the engine thread must not use the link.
+ * <p><b>Threading.</b> One engine thread calls claim/commit/flush/poll; in event-loop modes Netty's single
+ * event-loop thread reads or writes, and they meet only in lock-free rings. {@link #counters()} may be read and
+ * {@link #close()} called from any thread; after close the engine thread must not use the link.
  */
 public final class UdpLink implements Link
 {
@@ -118,8 +127,10 @@ public final class UdpLink implements Link
     private static final int SEND_RING_BYTES = 4 << 20;
     /** Ring of received frames: about 2,000 4 KiB frames or 60,000 small ones. */
     private static final int RECEIVE_RING_BYTES = 8 << 20;
-    /** Datagrams per recvmmsg call (epoll) or recvmsg requests in flight (io_uring). */
+    /** Datagrams per recvmmsg call (epoll) or recvmsg requests in flight (io_uring), event-loop receive mode. */
     private static final int RECEIVE_BATCH = 32;
+    /** Datagrams per recvmmsg call in direct receive mode (the engine's default receive batch). */
+    private static final int DIRECT_RECEIVE_SLOTS = 64;
     /** Datagrams read per event-loop wake-up before Netty checks other work. */
     private static final int MAX_MESSAGES_PER_READ = 1024;
     /** Socket send and receive buffers asked for (granted above net.core.[rw]mem_max only to root). */
@@ -164,6 +175,7 @@ public final class UdpLink implements Link
     private final UdpLinkConfig config;
     private final UdpTransport transport;
     private final UdpSendMode sendMode;
+    private final UdpReceiveMode receiveMode;
     private final String name;
     private final LinkAddress address;
     private final int mtu;
@@ -182,6 +194,15 @@ public final class UdpLink implements Link
     private int batched;
     private int batchSent;
     private volatile boolean sending;
+
+    // Engine thread: direct receive mode.
+    private final UnsafeBuffer receiveArena;
+    private final LinuxRecvmmsg receiveSlots;
+    private final int receiveSlotBytes;
+    private final KernelHeaders incoming;
+    private volatile boolean receiving;
+    private KernelDropsReader kernelDrops;
+    private long nextKernelDropsNs;
 
     // Engine thread: event-loop mode.
     private final OneToOneRingBuffer sendRing;
@@ -204,11 +225,13 @@ public final class UdpLink implements Link
     private Channel channel;
     private ScheduledFuture<?> kernelDropsTask;
 
-    private UdpLink(final UdpLinkConfig config, final UdpTransport transport, final UdpSendMode sendMode, final int mtu)
+    private UdpLink(final UdpLinkConfig config, final UdpTransport transport, final UdpSendMode sendMode,
+        final UdpReceiveMode receiveMode, final int mtu)
     {
         this.config = config;
         this.transport = transport;
         this.sendMode = sendMode;
+        this.receiveMode = receiveMode;
         this.mtu = mtu;
         this.maxFrameLength = EthernetHeader.VLAN_LENGTH + mtu;
         this.maxPayloadLength = mtu - IP_UDP_OVERHEAD;
@@ -230,8 +253,30 @@ public final class UdpLink implements Link
             sendRing = new OneToOneRingBuffer(new UnsafeBuffer(
                 ByteBuffer.allocateDirect(SEND_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
         }
-        receiveRing = new OneToOneRingBuffer(new UnsafeBuffer(
-            ByteBuffer.allocateDirect(RECEIVE_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+        if (UdpReceiveMode.DIRECT == receiveMode)
+        {
+            // Each slot: the synthetic header, then room for the largest payload plus one byte (a datagram that
+            // fills it was truncated), rounded up to a cache line.
+            receiveSlotBytes = align(KernelHeaders.INCOMING_HEADER_LENGTH + maxPayloadLength + 1);
+            receiveArena = new UnsafeBuffer(ByteBuffer.allocateDirect(DIRECT_RECEIVE_SLOTS * receiveSlotBytes));
+            receiveSlots = new LinuxRecvmmsg(DIRECT_RECEIVE_SLOTS);
+            for (int i = 0; i < DIRECT_RECEIVE_SLOTS; i++)
+            {
+                receiveSlots.slot(i, receiveArena.addressOffset() + (long)i * receiveSlotBytes +
+                    KernelHeaders.INCOMING_HEADER_LENGTH, maxPayloadLength + 1);
+            }
+            incoming = new KernelHeaders(config.ipv4(), config.port());
+            receiveRing = null;
+        }
+        else
+        {
+            receiveSlotBytes = 0;
+            receiveArena = null;
+            receiveSlots = null;
+            incoming = null;
+            receiveRing = new OneToOneRingBuffer(new UnsafeBuffer(
+                ByteBuffer.allocateDirect(RECEIVE_RING_BYTES + RingBufferDescriptor.TRAILER_LENGTH)));
+        }
         group = new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("roce4j-" + name, true), transport.newIoHandlerFactory());
     }
@@ -261,6 +306,7 @@ public final class UdpLink implements Link
     {
         final UdpTransport transport = resolveTransport(config);
         final UdpSendMode sendMode = resolveSendMode(config, transport);
+        final UdpReceiveMode receiveMode = resolveReceiveMode(config, transport);
         final SocketOption<Boolean> dontFragment = UdpTransport.NIO == transport ? ipDontFragmentOption() : null;
         if (UdpTransport.NIO == transport && null == dontFragment && !config.allowUnmatchedIcrc())
         {
@@ -271,7 +317,7 @@ public final class UdpLink implements Link
                 "Java 19+, or add icrc=unverified for peers that do not check ICRCs.");
         }
         final InetAddress bindAddress = toInetAddress(config.ipv4());
-        final UdpLink link = new UdpLink(config, transport, sendMode, interfaceMtu(bindAddress));
+        final UdpLink link = new UdpLink(config, transport, sendMode, receiveMode, interfaceMtu(bindAddress));
         try
         {
             link.start(bindAddress, dontFragment);
@@ -334,6 +380,35 @@ public final class UdpLink implements Link
         return UdpSendMode.DIRECT;
     }
 
+    private static UdpReceiveMode resolveReceiveMode(final UdpLinkConfig config, final UdpTransport transport)
+    {
+        if (!transport.isNative())
+        {
+            if (UdpReceiveMode.DIRECT == config.receiveMode())
+            {
+                throw new IllegalArgumentException("udp link " + config.spec() +
+                    ": recv=direct needs a native transport (epoll or io_uring)");
+            }
+            return UdpReceiveMode.EVENT_LOOP;
+        }
+        if (null != config.receiveMode())
+        {
+            if (UdpReceiveMode.DIRECT == config.receiveMode() && null != LinuxRecvmmsg.unavailabilityCause())
+            {
+                throw new IllegalStateException("udp link " + config.spec() + ": recv=direct is not available: " +
+                    LinuxRecvmmsg.unavailabilityCause());
+            }
+            return config.receiveMode();
+        }
+        if (null != LinuxRecvmmsg.unavailabilityCause())
+        {
+            LOG.log(System.Logger.Level.WARNING, "udp link {0}: recvmmsg through libc is not available ({1}); " +
+                "receiving on the event loop", config.spec(), String.valueOf(LinuxRecvmmsg.unavailabilityCause()));
+            return UdpReceiveMode.EVENT_LOOP;
+        }
+        return UdpReceiveMode.DIRECT;
+    }
+
     private void start(final InetAddress bindAddress, final SocketOption<Boolean> dontFragment)
     {
         final Channel channel = newChannel(transport);
@@ -358,11 +433,16 @@ public final class UdpLink implements Link
         {
             throw bindFailure(bound.cause());
         }
-        if (UdpSendMode.DIRECT == sendMode)
+        if (UdpSendMode.DIRECT == sendMode || UdpReceiveMode.DIRECT == receiveMode)
         {
             fd = nativeSocket(channel).intValue();
         }
-        if (transport.isNative())
+        if (UdpReceiveMode.DIRECT == receiveMode)
+        {
+            // Read by the engine thread on idle polls, so that every counter has one writer.
+            kernelDrops = new KernelDropsReader(nativeSocket(channel));
+        }
+        else if (transport.isNative())
         {
             kernelDropsTask = channel.eventLoop().scheduleAtFixedRate(new KernelDropsReader(nativeSocket(channel)),
                 KERNEL_DROPS_PERIOD_MS, KERNEL_DROPS_PERIOD_MS, TimeUnit.MILLISECONDS);
@@ -388,6 +468,11 @@ public final class UdpLink implements Link
                 EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE : IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot);
             channel.config().setRecvByteBufAllocator(
                 new FixedRecvByteBufAllocator(slot * RECEIVE_BATCH).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
+            if (UdpReceiveMode.DIRECT == receiveMode)
+            {
+                // The engine thread reads with recvmmsg; the event loop must not compete for datagrams.
+                channel.config().setAutoRead(false);
+            }
         }
         else
         {
@@ -520,6 +605,13 @@ public final class UdpLink implements Link
             NetworkInterface nic = NetworkInterface.getByInetAddress(address);
             if (null == nic && address.isLoopbackAddress())
             {
+                // By name first: enumerating every interface fails on a thread that entered another network
+                // namespace with setns(2) (the JDK lists names from the process's /proc/net, then queries them
+                // through a socket of the thread's namespace), and the whole 127/8 is on lo.
+                nic = NetworkInterface.getByName("lo");
+            }
+            if (null == nic && address.isLoopbackAddress())
+            {
                 final Enumeration<NetworkInterface> all = NetworkInterface.getNetworkInterfaces();
                 while (null != all && all.hasMoreElements())
                 {
@@ -603,6 +695,14 @@ public final class UdpLink implements Link
     public UdpSendMode sendMode()
     {
         return sendMode;
+    }
+
+    /**
+     * @return how datagrams come from the kernel.
+     */
+    public UdpReceiveMode receiveMode()
+    {
+        return receiveMode;
     }
 
     /**
@@ -860,6 +960,15 @@ public final class UdpLink implements Link
      */
     public int poll(final FrameHandler handler, final int maxFrames)
     {
+        if (UdpReceiveMode.DIRECT == receiveMode)
+        {
+            final int delivered = receiveDirect(handler, maxFrames);
+            if (UdpSendMode.EVENT_LOOP == sendMode)
+            {
+                foldEventLoopSendErrors();
+            }
+            return delivered;
+        }
         frameHandler = handler;
         final int delivered = receiveRing.read(receiveDelivery, maxFrames);
         if (UdpSendMode.EVENT_LOOP == sendMode)
@@ -867,6 +976,84 @@ public final class UdpLink implements Link
             foldEventLoopSendErrors();
         }
         return delivered;
+    }
+
+    private int receiveDirect(final FrameHandler handler, final int maxFrames)
+    {
+        int delivered = 0;
+        receiving = true;
+        try
+        {
+            if (closed.get())
+            {
+                return 0;
+            }
+            while (delivered < maxFrames)
+            {
+                final int wanted = Math.min(maxFrames - delivered, DIRECT_RECEIVE_SLOTS);
+                final int received = receiveSlots.receive(fd, wanted);
+                if (received <= 0)
+                {
+                    if (0 == delivered)
+                    {
+                        onIdleReceive(received);
+                    }
+                    break;
+                }
+                for (int i = 0; i < received; i++)
+                {
+                    delivered += deliverSlot(handler, i);
+                }
+                if (received < wanted)
+                {
+                    break;
+                }
+            }
+        }
+        finally
+        {
+            receiving = false;
+        }
+        return delivered;
+    }
+
+    private void onIdleReceive(final int result)
+    {
+        if (result < 0 && -LinuxSendmmsg.EAGAIN != result && -LinuxSendmmsg.EINTR != result)
+        {
+            counters.increment(LinkCounter.RECEIVE_ERRORS);
+            LOG.log(System.Logger.Level.DEBUG, "udp link " + name + ": recvmmsg errno " + -result);
+        }
+        final long now = System.nanoTime();
+        if (now - nextKernelDropsNs >= 0)
+        {
+            nextKernelDropsNs = now + TimeUnit.MILLISECONDS.toNanos(KERNEL_DROPS_PERIOD_MS);
+            kernelDrops.run();
+        }
+    }
+
+    private int deliverSlot(final FrameHandler handler, final int slot)
+    {
+        final int payloadLength = receiveSlots.length(slot);
+        if (receiveSlots.truncated(slot) || payloadLength > maxPayloadLength)
+        {
+            counters.increment(LinkCounter.RECEIVE_ERRORS);
+            return 0;
+        }
+        if (payloadLength < KernelHeaders.MIN_ROCE_PAYLOAD)
+        {
+            counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return 0;
+        }
+        final int index = slot * receiveSlotBytes;
+        incoming.writeIncomingHeaders(receiveArena, index, 0L, receiveSlots.sourceIpv4(slot),
+            receiveSlots.sourcePort(slot), config.ipv4(), payloadLength);
+        final int length = KernelHeaders.INCOMING_HEADER_LENGTH + payloadLength;
+        counters.increment(LinkCounter.FRAMES_RECEIVED);
+        counters.add(LinkCounter.BYTES_RECEIVED, length);
+        counters.increment(LinkCounter.RECEIVE_UNVERIFIED);
+        handler.onFrame(receiveArena, index, length);
+        return 1;
     }
 
     private void deliver(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
@@ -894,7 +1081,7 @@ public final class UdpLink implements Link
         {
             return;
         }
-        while (sending)
+        while (sending || receiving)
         {
             Thread.onSpinWait();
         }
@@ -910,11 +1097,11 @@ public final class UdpLink implements Link
     }
 
     /**
-     * @return e.g. {@code udp:127.0.0.1:4791/epoll (direct)}.
+     * @return e.g. {@code udp:127.0.0.1:4791/epoll (send direct, recv direct)}.
      */
     public String toString()
     {
-        return name + " (" + sendMode.specName() + ")";
+        return name + " (send " + sendMode.specName() + ", recv " + receiveMode.specName() + ")";
     }
 
     /**
@@ -923,13 +1110,18 @@ public final class UdpLink implements Link
     private final class EventLoopHandler extends ChannelInboundHandlerAdapter
     {
         private final KernelHeaders incoming = new KernelHeaders(config.ipv4(), config.port());
-        private final UnsafeBuffer ring = (UnsafeBuffer)receiveRing.buffer();
+        private final UnsafeBuffer ring = null == receiveRing ? null : (UnsafeBuffer)receiveRing.buffer();
 
         public void channelRead(final ChannelHandlerContext ctx, final Object msg)
         {
             final DatagramPacket packet = (DatagramPacket)msg;
             try
             {
+                if (null == receiveRing)
+                {
+                    // Direct receive mode: the engine thread reads; nothing reaches here with auto-read off.
+                    return;
+                }
                 final ByteBuf content = packet.content();
                 final int payloadLength = content.readableBytes();
                 if (payloadLength > maxPayloadLength)

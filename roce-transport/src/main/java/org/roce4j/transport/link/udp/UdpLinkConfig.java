@@ -8,7 +8,8 @@ import org.roce4j.wire.header.UdpHeader;
 /**
  * Parsed form of a kernel UDP link spec:
  * <pre>
- * udp:IPV4[,port=4791][,transport=epoll|io_uring|nio][,send=direct|eventloop][,icrc=unverified]
+ * udp:IPV4[,port=4791][,transport=epoll|io_uring|nio][,send=direct|eventloop][,recv=direct|eventloop]
+ *     [,icrc=unverified]
  * </pre>
  * <ul>
  *   <li>{@code IPV4}: the local address to bind; it becomes the link's (and so the device's) IP address.</li>
@@ -18,6 +19,8 @@ import org.roce4j.wire.header.UdpHeader;
  *   run. An explicit transport that cannot run is an error naming Netty's reason.</li>
  *   <li>{@code send}: {@link UdpSendMode}; {@code direct} by default on epoll and io_uring, {@code eventloop} on
  *   NIO (the only mode there).</li>
+ *   <li>{@code recv}: {@link UdpReceiveMode}; {@code direct} by default on epoll and io_uring, {@code eventloop}
+ *   on NIO (the only mode there).</li>
  *   <li>{@code icrc=unverified}: let the NIO transport run where it cannot make the kernel send IPv4 ID 0 (JDK
  *   17 and 18), accepting that the ICRC of outgoing frames will not match the IP header on the wire; only peers
  *   that do not check ICRCs (another roce4j udp link) will accept them.</li>
@@ -28,16 +31,19 @@ import org.roce4j.wire.header.UdpHeader;
  * @param port               the port to bind.
  * @param transport          the transport asked for, or null for the default.
  * @param sendMode           the send mode asked for, or null for the transport's default.
+ * @param receiveMode        the receive mode asked for, or null for the transport's default.
  * @param allowUnmatchedIcrc true when {@code icrc=unverified} was given.
  */
 public record UdpLinkConfig(
-    String spec, int ipv4, int port, UdpTransport transport, UdpSendMode sendMode, boolean allowUnmatchedIcrc)
+    String spec, int ipv4, int port, UdpTransport transport, UdpSendMode sendMode, UdpReceiveMode receiveMode,
+    boolean allowUnmatchedIcrc)
 {
     /** Scheme that introduces a kernel UDP link spec. */
     public static final String SCHEME = "udp";
     /** The spec grammar, for error messages and help texts. */
     public static final String GRAMMAR =
-        "udp:IPV4[,port=4791][,transport=epoll|io_uring|nio][,send=direct|eventloop][,icrc=unverified]";
+        "udp:IPV4[,port=4791][,transport=epoll|io_uring|nio][,send=direct|eventloop][,recv=direct|eventloop]" +
+        "[,icrc=unverified]";
 
     /**
      * Parse a spec.
@@ -82,6 +88,7 @@ public record UdpLinkConfig(
         int port = UdpHeader.ROCE_V2_PORT;
         UdpTransport transport = null;
         UdpSendMode sendMode = null;
+        UdpReceiveMode receiveMode = null;
         boolean allowUnmatchedIcrc = false;
         for (int i = 1; i < parts.length; i++)
         {
@@ -107,6 +114,9 @@ public record UdpLinkConfig(
                     case "send":
                         sendMode = UdpSendMode.fromSpecName(value);
                         break;
+                    case "recv":
+                        receiveMode = UdpReceiveMode.fromSpecName(value);
+                        break;
                     case "icrc":
                         if (!"unverified".equalsIgnoreCase(value))
                         {
@@ -117,7 +127,7 @@ public record UdpLinkConfig(
                         break;
                     default:
                         throw new IllegalArgumentException(
-                            "unknown option '" + key + "' (valid: port, transport, send, icrc)");
+                            "unknown option '" + key + "' (valid: port, transport, send, recv, icrc)");
                 }
             }
             catch (final IllegalArgumentException ex)
@@ -130,7 +140,12 @@ public record UdpLinkConfig(
             throw new IllegalArgumentException("udp link spec '" + spec +
                 "': send=direct needs a native transport (epoll or io_uring); NIO sends through its event loop");
         }
-        return new UdpLinkConfig(spec, ipv4, port, transport, sendMode, allowUnmatchedIcrc);
+        if (UdpTransport.NIO == transport && UdpReceiveMode.DIRECT == receiveMode)
+        {
+            throw new IllegalArgumentException("udp link spec '" + spec +
+                "': recv=direct needs a native transport (epoll or io_uring); NIO reads on its event loop");
+        }
+        return new UdpLinkConfig(spec, ipv4, port, transport, sendMode, receiveMode, allowUnmatchedIcrc);
     }
 
     private static int parsePort(final String value)

@@ -88,6 +88,34 @@ class KernelHeadersTest
     }
 
     @Test
+    void icrcUpdateMatchesAFullRecomputationForRandomFrames()
+    {
+        final long seed = Long.getLong("roce4j.seed", 0x1C2C_DE17AL);
+        final java.util.Random random = new java.util.Random(seed);
+        final Icrc icrc = new Icrc();
+        for (int i = 0; i < 2_000; i++)
+        {
+            final int payload = 0 == i % 4 ? random.nextInt(8_900) : random.nextInt(300);
+            builder.wrap(buffer, OFFSET).ethernet(0L, 0L).ipv4(random.nextInt(), PEER_IP)
+                .udp(random.nextInt(0x10000)).bth(Opcode.RC_RDMA_WRITE_ONLY, 0x12, random.nextInt(0x100_0000));
+            builder.reth().va(random.nextLong()).rkey(random.nextInt()).dmaLength(payload);
+            builder.ipv4Header().identification(random.nextInt(0x10000))
+                .flagsAndFragmentOffset(random.nextInt(0x10000)).tos(random.nextInt(0x100)).ttl(random.nextInt(0x100));
+            for (int k = 0; k < payload; k += 97)
+            {
+                buffer.putByte(builder.payloadOffset() + k, (byte)random.nextInt());
+            }
+            final int length = builder.payloadLength(payload).finish();
+            final int icrcOffset = OFFSET + length - Icrc.LENGTH;
+
+            assertEquals(KernelHeaders.OK, headers.prepareOutgoing(buffer, OFFSET, length), "seed " + seed);
+            assertEquals(icrc.compute(buffer, ipOffset(), 4, Ipv4Header.LENGTH, icrcOffset),
+                Icrc.read(buffer, icrcOffset), "frame " + i + " of " + length + " bytes, seed " + seed +
+                " (-Droce4j.seed=" + seed + " reruns it)");
+        }
+    }
+
+    @Test
     void leavesAFrameAlreadyAsTheKernelSendsIt()
     {
         final int length = buildFrame(BOUND_IP, UdpHeader.ROCE_V2_PORT, 0);

@@ -5,6 +5,7 @@ import java.net.StandardProtocolFamily;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
+import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.SocketProtocolFamily;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -33,7 +34,9 @@ class LinuxSendmmsgTest
     @Test
     void sendsEveryDatagramOfABatchInOrder() throws Exception
     {
-        // A socket Netty opened (as UdpLink's): the channel creates it at once, no event loop needed.
+        // A socket Netty opened (as UdpLink's): the channel creates it at once, no event loop needed. Epoll loads
+        // Netty's native library (run alone, nothing else has).
+        Epoll.ensureAvailability();
         final EpollDatagramChannel sender = new EpollDatagramChannel(SocketProtocolFamily.INET);
         try (DatagramChannel receiver = DatagramChannel.open(StandardProtocolFamily.INET))
         {

@@ -65,7 +65,7 @@ abstract class UdpConformanceBase extends LinkConformanceSuite
             "port 4791 is already in use on " + address(2)));
         cases.add(new BadConfiguration(Misconfiguration.OTHER, "unknown option",
             () -> UdpLink.open("udp:" + address(3) + ",colour=blue"), IllegalArgumentException.class,
-            "unknown option 'colour' (valid: port, transport, send, icrc)"));
+            "unknown option 'colour' (valid: port, transport, send, recv, icrc)"));
         cases.add(new BadConfiguration(Misconfiguration.OTHER, "not an address",
             () -> UdpLink.open("udp:127.0.0.300"), IllegalArgumentException.class, "not an IPv4 address"));
         return cases;

@@ -19,6 +19,7 @@ class UdpLinkConfigTest
         assertEquals(4791, config.port());
         assertNull(config.transport(), "no transport asked for");
         assertNull(config.sendMode(), "no send mode asked for");
+        assertNull(config.receiveMode(), "no receive mode asked for");
         assertFalse(config.allowUnmatchedIcrc());
         assertEquals("10.0.0.7", config.addressText());
     }
@@ -27,10 +28,13 @@ class UdpLinkConfigTest
     void parsesEveryOption()
     {
         final UdpLinkConfig config =
-            UdpLinkConfig.parse(" UDP:127.0.0.2, port=5000 ,transport=IO_URING,send=eventloop,icrc=unverified");
+            UdpLinkConfig.parse(" UDP:127.0.0.2, port=5000 ,transport=IO_URING,send=eventloop,recv=EventLoop," +
+                "icrc=unverified");
         assertEquals(5000, config.port());
         assertEquals(UdpTransport.IO_URING, config.transport());
         assertEquals(UdpSendMode.EVENT_LOOP, config.sendMode());
+        assertEquals(UdpReceiveMode.EVENT_LOOP, config.receiveMode());
+        assertEquals(UdpReceiveMode.DIRECT, UdpLinkConfig.parse("udp:127.0.0.2,recv=direct").receiveMode());
         assertTrue(config.allowUnmatchedIcrc());
     }
 
@@ -45,8 +49,10 @@ class UdpLinkConfigTest
         assertMessage("udp:1.2.3.4,port=http", "port 'http' is not a number");
         assertMessage("udp:1.2.3.4,transport=kqueue", "valid transports are epoll, io_uring, nio");
         assertMessage("udp:1.2.3.4,send=later", "valid modes are direct, eventloop");
+        assertMessage("udp:1.2.3.4,recv=later", "valid modes are direct, eventloop");
+        assertMessage("udp:1.2.3.4,transport=nio,recv=direct", "recv=direct needs a native transport");
         assertMessage("udp:1.2.3.4,icrc=ignore", "icrc accepts only 'unverified'");
-        assertMessage("udp:1.2.3.4,mtu=9000", "unknown option 'mtu' (valid: port, transport, send, icrc)");
+        assertMessage("udp:1.2.3.4,mtu=9000", "unknown option 'mtu' (valid: port, transport, send, recv, icrc)");
         assertMessage("udp:1.2.3.4,epoll", "option 'epoll' is not key=value");
         assertMessage("udp:1.2.3.4,transport=nio,send=direct", "send=direct needs a native transport");
         assertMessage(null, "udp link spec is null");

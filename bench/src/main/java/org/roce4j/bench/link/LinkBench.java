@@ -1,0 +1,325 @@
+package org.roce4j.bench.link;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.udp.UdpTransport;
+
+/**
+ * Link benchmarks: RC RDMA WRITE throughput and RC SEND/RECV round-trip latency between two roce4j devices over
+ * the udp link (loopback inside a namespace, and a veth pair between two namespaces) and over the pcap link (the
+ * veth pair), each beside the raw medium measured in the same run with the same transport and the same payload
+ * sizes: raw Netty datagram channels of the same native transport for udp ({@link RawUdp}), raw Pcap4J
+ * sendPacket/capture for pcap ({@link RawPcap}). Every raw/link pair runs back to back, alternating, so both see
+ * the same machine load; the one-minute load average is printed with each figure.
+ *
+ * <p>Goals (issue 6): WRITE throughput at least 90% of raw and at least 1 GB/s of payload for 4 KiB frames;
+ * round-trip latency at most 1.2 times raw.
+ *
+ * <p>Run as root (namespaces, veth, raw capture): {@code bench/run-link-bench.sh [options]}; {@code --help} lists
+ * the options.
+ */
+public final class LinkBench
+{
+    /** BTH + RETH + ICRC around an RDMA WRITE_ONLY payload. */
+    private static final int WRITE_OVERHEAD = 12 + 16 + 4;
+    /** BTH + ICRC around a SEND_ONLY payload. */
+    private static final int SEND_OVERHEAD = 12 + 4;
+    /** Throughput goal for 4 KiB frames, payload bytes per second. */
+    private static final double GOAL_BYTES_PER_SECOND = 1e9;
+    /** Throughput goal relative to raw. */
+    private static final double GOAL_THROUGHPUT_RATIO = 0.90;
+    /** Latency goal relative to raw. */
+    private static final double GOAL_LATENCY_RATIO = 1.2;
+
+    private final Map<String, String> options;
+    private final Window window;
+    private final int rounds;
+    private final int depth;
+    private final PrintStream out = System.out;
+    private final List<String> rows = new ArrayList<>();
+
+    private LinkBench(final Map<String, String> options)
+    {
+        this.options = options;
+        this.window = new Window(Double.parseDouble(options.get("warmup")), Double.parseDouble(options.get("seconds")));
+        this.rounds = Integer.parseInt(options.get("rounds"));
+        this.depth = Integer.parseInt(options.get("depth"));
+    }
+
+    /**
+     * @param args {@code --name=value} options; {@code --help} lists them.
+     * @throws IOException when the summary cannot be written.
+     */
+    public static void main(final String[] args) throws IOException
+    {
+        final Map<String, String> options = new LinkedHashMap<>();
+        options.put("media", "lo,veth");
+        options.put("links", "udp,pcap");
+        options.put("transports", "epoll");
+        options.put("tests", "write,latency");
+        options.put("write-sizes", "64,1024,4096");
+        options.put("latency-sizes", "64,4096");
+        options.put("warmup", "1");
+        options.put("seconds", "3");
+        options.put("rounds", "1");
+        options.put("depth", "256");
+        options.put("udp-options", "");
+        options.put("summary", "");
+        options.put("verbose", "false");
+        options.put("raw", "true");
+        for (final String arg : args)
+        {
+            if ("--help".equals(arg) || "-h".equals(arg))
+            {
+                System.out.println("options (defaults):");
+                options.forEach((k, v) -> System.out.println("  --" + k + "=" + v));
+                System.out.println("udp-options: extra udp link options, e.g. send=eventloop (';' separates several)");
+                System.out.println("summary: file to write the markdown table to");
+                return;
+            }
+            final int equals = arg.indexOf('=');
+            if (!arg.startsWith("--") || equals < 0 || !options.containsKey(arg.substring(2, equals)))
+            {
+                throw new IllegalArgumentException("unknown argument '" + arg + "'; --help lists the options");
+            }
+            options.put(arg.substring(2, equals), arg.substring(equals + 1));
+        }
+        final LinkBench bench = new LinkBench(options);
+        bench.run();
+        final String summary = options.get("summary");
+        if (!summary.isEmpty())
+        {
+            Files.write(Path.of(summary), bench.rows, StandardCharsets.UTF_8);
+        }
+        System.exit(0);
+    }
+
+    private void run()
+    {
+        out.printf(Locale.ROOT, "link bench: %s; java %s; %d cpus; load %s%n", options,
+            Runtime.version(), Runtime.getRuntime().availableProcessors(), loadText());
+        rows.add("| medium | link | transport | test | size B | link | raw | link/raw | goal | met | load 1m |");
+        rows.add("|---|---|---|---|---:|---:|---:|---:|---|---|---:|");
+        final List<String> links = list("links");
+        for (final String medium : list("media"))
+        {
+            try (Endpoints endpoints = Endpoints.create(medium))
+            {
+                if (links.contains("udp"))
+                {
+                    for (final String transportName : list("transports"))
+                    {
+                        final UdpTransport transport = UdpTransport.fromSpecName(transportName);
+                        if (!transport.isAvailable())
+                        {
+                            out.println("skip " + transportName + ": " + transport.unavailabilityCause());
+                            continue;
+                        }
+                        runUdp(endpoints, transport);
+                    }
+                }
+                if (links.contains("pcap") && endpoints.hasEthernet())
+                {
+                    runPcap(endpoints);
+                }
+            }
+        }
+        out.println();
+        rows.forEach(out::println);
+    }
+
+    private void runUdp(final Endpoints endpoints, final UdpTransport transport)
+    {
+        final String extra = options.get("udp-options").replace(';', ',');
+        final String linkOptions = "transport=" + transport.specName() + (extra.isEmpty() ? "" : "," + extra);
+        final String label = transport.specName() + (extra.isEmpty() ? "" : " " + extra);
+        if (list("tests").contains("write"))
+        {
+            for (final int size : sizes("write-sizes"))
+            {
+                compare(endpoints.medium(), "udp", label, "write", size,
+                    () -> RawUdp.throughput(transport, endpoints::openChannel, endpoints.addressA(),
+                        endpoints.addressB(), WRITE_OVERHEAD + pad4(size), depth, window),
+                    () -> pair(endpoints.udpLink(0, linkOptions), () -> endpoints.udpLink(1, linkOptions), size,
+                        true));
+            }
+        }
+        if (list("tests").contains("latency"))
+        {
+            for (final int size : sizes("latency-sizes"))
+            {
+                compare(endpoints.medium(), "udp", label, "latency", size,
+                    () -> RawUdp.latency(transport, endpoints::openChannel, endpoints.addressA(), endpoints.addressB(),
+                        SEND_OVERHEAD + pad4(size), window),
+                    () -> pair(endpoints.udpLink(0, linkOptions), () -> endpoints.udpLink(1, linkOptions), size,
+                        false));
+            }
+        }
+    }
+
+    private void runPcap(final Endpoints endpoints)
+    {
+        final long macA = endpoints.mac(0);
+        final long macB = endpoints.mac(1);
+        if (list("tests").contains("write"))
+        {
+            for (final int size : sizes("write-sizes"))
+            {
+                compare(endpoints.medium(), "pcap", "pcap4j", "write", size,
+                    () -> RawPcap.throughput(endpoints::openHandle, endpoints.iface(0), endpoints.iface(1), macA, macB,
+                        WRITE_OVERHEAD + pad4(size), depth, window),
+                    () -> pair(endpoints.pcapLink(0), () -> endpoints.pcapLink(1), size, true));
+            }
+        }
+        if (list("tests").contains("latency"))
+        {
+            for (final int size : sizes("latency-sizes"))
+            {
+                compare(endpoints.medium(), "pcap", "pcap4j", "latency", size,
+                    () -> RawPcap.latency(endpoints::openHandle, endpoints.iface(0), endpoints.iface(1), macA, macB,
+                        SEND_OVERHEAD + pad4(size), window),
+                    () -> pair(endpoints.pcapLink(0), () -> endpoints.pcapLink(1), size, false));
+            }
+        }
+    }
+
+    private Measurement pair(final Link linkA, final Supplier<Link> linkB, final int size, final boolean write)
+    {
+        final Link b;
+        try
+        {
+            b = linkB.get();
+        }
+        catch (final RuntimeException ex)
+        {
+            linkA.close();
+            throw ex;
+        }
+        try (RcPair pair = RcPair.open(linkA, b, Math.max(size, 64), depth))
+        {
+            final Measurement measurement = write ? pair.writeThroughput(size, depth, window) :
+                pair.sendLatency(size, window);
+            out.println("    link counters: " + pair.anomalies());
+            if (Boolean.parseBoolean(options.get("verbose")))
+            {
+                out.println(pair.describeCounters());
+            }
+            return measurement;
+        }
+    }
+
+    private void compare(final String medium, final String link, final String transport, final String test,
+        final int size, final Supplier<Measurement> raw, final Supplier<Measurement> linked)
+    {
+        final List<Measurement> raws = new ArrayList<>();
+        final List<Measurement> links = new ArrayList<>();
+        final boolean write = "write".equals(test);
+        for (int round = 0; round < rounds; round++)
+        {
+            final Measurement r = Boolean.parseBoolean(options.get("raw")) ? raw.get() :
+                new Measurement(Double.NaN, Double.NaN, null);
+            raws.add(r);
+            print(medium, link + " raw", transport, test, size, r, write);
+            final Measurement l = linked.get();
+            links.add(l);
+            print(medium, link, transport, test, size, l, write);
+        }
+        final Measurement r = median(raws, write);
+        final Measurement l = median(links, write);
+        final double load = l.load1();
+        if (write)
+        {
+            final double ratio = l.opsPerSecond() / r.opsPerSecond();
+            final double linkBytes = l.opsPerSecond() * size;
+            final boolean bytesGoal = 4096 != size || linkBytes >= GOAL_BYTES_PER_SECOND;
+            final boolean met = ratio >= GOAL_THROUGHPUT_RATIO && bytesGoal;
+            rows.add(String.format(Locale.ROOT,
+                "| %s | %s | %s | RC WRITE | %d | %s | %s | %.2f | >= 0.90%s | %s | %.1f |", medium, link, transport,
+                size, rate(l, size), rate(r, size), ratio,
+                4096 == size ? ", >= 1 GB/s" : "", met ? "yes" : "**no**", load));
+        }
+        else
+        {
+            final double ratio = l.rttUs(50) / r.rttUs(50);
+            final boolean met = ratio <= GOAL_LATENCY_RATIO;
+            rows.add(String.format(Locale.ROOT,
+                "| %s | %s | %s | RC SEND/RECV RTT | %d | %s | %s | %.2f | <= 1.2 | %s | %.1f |", medium, link,
+                transport, size, rtt(l), rtt(r), ratio, met ? "yes" : "**no**", load));
+        }
+    }
+
+    private void print(final String medium, final String link, final String transport, final String test,
+        final int size, final Measurement m, final boolean write)
+    {
+        if (write)
+        {
+            out.printf(Locale.ROOT, "%-4s %-8s %-12s %-7s %5d B: %,12.0f frames/s %8.3f GB/s   load %.2f%n",
+                medium, link, transport, test, size, m.opsPerSecond(), m.opsPerSecond() * size / 1e9, m.load1());
+        }
+        else
+        {
+            out.printf(Locale.ROOT, "%-4s %-8s %-12s %-7s %5d B: rtt p50 %7.2f us  mean %7.2f us  p99 %7.2f us   " +
+                "load %.2f%n", medium, link, transport, test, size, m.rttUs(50), m.meanRttUs(), m.rttUs(99), m.load1());
+        }
+        out.flush();
+    }
+
+    private static String rate(final Measurement m, final int size)
+    {
+        return String.format(Locale.ROOT, "%.3f GB/s (%.0f k/s)", m.opsPerSecond() * size / 1e9,
+            m.opsPerSecond() / 1e3);
+    }
+
+    private static String rtt(final Measurement m)
+    {
+        return String.format(Locale.ROOT, "%.1f us (p99 %.1f)", m.rttUs(50), m.rttUs(99));
+    }
+
+    private static Measurement median(final List<Measurement> list, final boolean write)
+    {
+        final List<Measurement> sorted = new ArrayList<>(list);
+        sorted.sort(Comparator.comparingDouble(m -> write ? m.opsPerSecond() : m.rttUs(50)));
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static int pad4(final int size)
+    {
+        return (size + 3) & ~3;
+    }
+
+    private List<String> list(final String name)
+    {
+        final String value = options.get(name).trim();
+        return value.isEmpty() ? List.of() : Arrays.asList(value.split(","));
+    }
+
+    private int[] sizes(final String name)
+    {
+        return list(name).stream().mapToInt(Integer::parseInt).toArray();
+    }
+
+    private static String loadText()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim();
+        }
+        catch (final IOException ex)
+        {
+            return "?";
+        }
+    }
+}
