@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
         DemoCommand.class,
         DecodeCommand.class,
         PingpongCommand.class,
+        PerfCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class RoceCommand implements Runnable

@@ -44,7 +44,8 @@ public interface PerftestChannel extends AutoCloseable
     void finish() throws IOException;
 
     /**
-     * @param timeout longest wait for each following read (a run can take long between two exchanges).
+     * @param timeout longest wait for each following read (a run can take long between two exchanges);
+     *                Duration.ZERO waits forever.
      * @throws IOException when the channel cannot change it.
      */
     void readTimeout(Duration timeout) throws IOException;

@@ -126,7 +126,7 @@ public final class PerftestTcpChannel implements PerftestChannel
     }
 
     /**
-     * @param timeout longest wait for each following read.
+     * @param timeout longest wait for each following read; Duration.ZERO waits forever.
      * @throws IOException when the socket refuses it.
      */
     public void readTimeout(final Duration timeout) throws IOException
@@ -229,6 +229,7 @@ public final class PerftestTcpChannel implements PerftestChannel
 
     private static int millis(final Duration timeout)
     {
-        return (int)Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+        // Duration.ZERO waits forever (SO_TIMEOUT 0), as perftest's blocking read() does.
+        return timeout.isZero() ? 0 : (int)Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
     }
 }
