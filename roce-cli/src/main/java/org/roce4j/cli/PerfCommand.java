@@ -158,6 +158,10 @@ public final class PerfCommand implements Callable<Integer>
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
 
+    @Option(names = "--counters", description = "after the run, print the device's non-zero counters " +
+        "(retransmissions, NAKs, drops...) on stderr")
+    private boolean counters;
+
     @Option(names = "--spin", description = "busy-spin the engine and polling threads (lowest latency, uses two " +
         "cores); by default they back off when idle")
     private boolean spin;
@@ -184,6 +188,7 @@ public final class PerfCommand implements Callable<Integer>
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
+                printCounters(device, err);
                 if (json)
                 {
                     out.println(outcome.toJson());
@@ -351,9 +356,11 @@ public final class PerfCommand implements Callable<Integer>
             {
                 try (RdmaDevice device = RdmaDevice.open(serverLink, deviceOptions()))
                 {
+                    final PrintWriter serverErrWriter = new PrintWriter(serverErr, true);
                     outcomes[1] = new PerfRun(device, settings.copy().server(null),
                         PerftestTcpConnector.server(listener, true, timeout), null != ibDev ? ibDev : device.name(),
-                        new PrintWriter(serverText, true), new PrintWriter(serverErr, true), idleStrategy()).run();
+                        new PrintWriter(serverText, true), serverErrWriter, idleStrategy()).run();
+                    printCounters(device, serverErrWriter);
                 }
                 catch (final IOException ex)
                 {
@@ -365,6 +372,7 @@ public final class PerfCommand implements Callable<Integer>
                 outcomes[0] = new PerfRun(device, settings.copy().server("127.0.0.1"),
                     PerftestTcpConnector.client("127.0.0.1", listener.getLocalPort(), true, timeout, timeout),
                     null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
+                printCounters(device, err);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -393,6 +401,21 @@ public final class PerfCommand implements Callable<Integer>
         }
         out.flush();
         return 0;
+    }
+
+    private void printCounters(final RdmaDevice device, final PrintWriter err)
+    {
+        if (counters)
+        {
+            for (final String line : device.describeCounters().split("\n"))
+            {
+                if (!line.isEmpty())
+                {
+                    err.println(line);
+                }
+            }
+            err.flush();
+        }
     }
 
     private void awaitServer(final CompletableFuture<Void> serverRun) throws IOException

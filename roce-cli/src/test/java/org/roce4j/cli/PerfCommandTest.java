@@ -52,11 +52,20 @@ class PerfCommandTest
             final long iters = Long.parseLong(line.group(2));
             final int qps = options.contains("-q 2") ? 2 : 1;
             assertEquals(iterations(options) * qps, iters, result.out());
-            assertTrue(Double.parseDouble(line.group(4)) > 0, "average BW on side " + side + ":\n" + result.out());
-            assertTrue(Double.parseDouble(line.group(5)) > 0, "message rate on side " + side + ":\n" + result.out());
+            final long size = Long.parseLong(line.group(1));
+            final double peak = Double.parseDouble(line.group(3));
+            final double average = Double.parseDouble(line.group(4));
+            final double rate = Double.parseDouble(line.group(5));
+            assertTrue(rate > 0, "message rate on side " + side + ":\n" + result.out());
+            // Printed with 2 decimals, the bandwidth of small messages can read 0.00: check it against the rate.
+            final double fromRate = rate * 1e6 * size / (1024 * 1024) / (options.contains("--report_gbits") ?
+                1e9 / 8 / (1024 * 1024) : 1);
+            assertEquals(fromRate, average, 0.01 + 0.01 * fromRate, "BW = rate x size on side " + side + ":\n" +
+                result.out());
             if (0 == side || !oneWaySend)
             {
-                assertTrue(Double.parseDouble(line.group(3)) > 0, "peak BW on side " + side + ":\n" + result.out());
+                assertTrue(peak >= average - 0.011 && (0 == average || peak > 0), "peak BW on side " + side + ":\n" +
+                    result.out());
             }
         }
     }
@@ -114,6 +123,17 @@ class PerfCommandTest
         assertTrue(result.out().contains("\"role\": \"server\""), result.out());
         assertTrue(result.out().contains("\"t_typical_usec\": "), result.out());
         assertTrue(!result.out().contains("#bytes"), result.out());
+    }
+
+    @Test
+    void countersShowWhatEachDeviceDid()
+    {
+        final Cli.Result result = run("write_bw", "-s 4096 -n 20 --counters");
+        assertEquals(0, result.exitCode(), result.out() + result.err());
+        // 20 writes of 4 KiB at MTU 1024: 80 packets from the client, ACKs back from the server.
+        assertTrue(result.err().contains("transport.packets_sent 80\n"), result.err());
+        assertTrue(result.err().contains("[server] transport.packets_received 80\n"), result.err());
+        assertTrue(result.err().contains("[server] transport.payload_bytes_received 81920\n"), result.err());
     }
 
     @ParameterizedTest
