@@ -125,6 +125,37 @@ class PerfCommandTest
         assertTrue(!result.out().contains("#bytes"), result.out());
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"send_bw, -D 2 -s 64", "write_bw, -D 2 -s 64 -f 0", "send_lat, -D 2", "read_lat, -D 2"})
+    void durationRunsReportWhatTheyCountedInTheWindow(final String tool, final String options)
+    {
+        final Cli.Result result = run(tool, options);
+        assertEquals(0, result.exitCode(), result.out() + result.err());
+        final String client = splitSides(result.out())[0];
+        if (tool.endsWith("_lat"))
+        {
+            final Matcher line = Pattern.compile("^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE)
+                .matcher(client);
+            assertTrue(client.contains(" #bytes        #iterations       t_avg[usec]    tps average\n"), client);
+            assertTrue(line.find(), client);
+            final long iters = Long.parseLong(line.group(2));
+            final double avgUsec = Double.parseDouble(line.group(3));
+            final double tps = Double.parseDouble(line.group(4));
+            assertTrue(iters > 0 && avgUsec > 0 && tps > 0, client);
+            // Both come from the same window: tps = iterations / window, latency = window / iterations / rtt.
+            final double rtt = "read_lat".equals(tool) ? 1 : 2;
+            assertEquals(1e6 / (avgUsec * rtt), tps, 0.02 * tps + 0.01, client);
+        }
+        else
+        {
+            final Matcher line = BW_LINE.matcher(client);
+            assertTrue(line.find(), client);
+            assertTrue(Long.parseLong(line.group(2)) > 0, "messages counted in the window:\n" + client);
+            assertEquals(0.0, Double.parseDouble(line.group(3)), "no peak in duration mode:\n" + client);
+            assertTrue(Double.parseDouble(line.group(5)) > 0, client);
+        }
+    }
+
     @Test
     void countersShowWhatEachDeviceDid()
     {

@@ -7,6 +7,7 @@ import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.AhAttributes;
+import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
@@ -78,13 +79,15 @@ final class PerfResources
             mrs[i] = pd.registerMemory(memory, access);
             qps[i] = pd.createQp(new QpInitAttributes().qpType(r.connection).sendCq(sendCq).recvCq(recvCq)
                 .cap(r.txDepth, Math.max(1, r.rxDepth), 1, 1, 0));
-            setups[i] = new QpSetup().mtu(org.roce4j.transport.Mtu.fromBytes(mtuBytes)).sgidIndex(gidIndex)
+            setups[i] = new QpSetup().mtu(Mtu.fromBytes(mtuBytes)).sgidIndex(gidIndex)
                 // perftest's GRH: hop limit 0xFF, traffic class 0 (ctx_modify_qp_to_rtr).
                 .hopLimit(0xFF).serviceLevel(r.serviceLevel).accessFlags(qpAccess(r.test.verb()))
                 .timeout(r.qpTimeout).retries(RETRIES, RETRIES).minRnrTimer(QpSetup.DEFAULT_MIN_RNR_TIMER);
             setups[i].toInit(qps[i]);
-            local[i] = new PerftestDest(0, r.outReads, qps[i].qpNum(), ThreadLocalRandom.current().nextInt() & 0xFF_FFFF,
-                mrs[i].rkey(), mrs[i].address(buffSize), gid.high(), gid.low(), 0);
+            // set_up_connection: psn = lrand48() & 0xffffff.
+            final int psn = ThreadLocalRandom.current().nextInt() & 0xFF_FFFF;
+            local[i] = new PerftestDest(0, r.outReads, qps[i].qpNum(), psn, mrs[i].rkey(), mrs[i].address(buffSize),
+                gid.high(), gid.low(), 0);
         }
     }
 

@@ -84,7 +84,8 @@ class PerftestCodecTest
     @Test
     void decodesEachFieldOfACapturedRecord() throws Exception
     {
-        // ib_read_bw's client: out_reads 0x80 (rxe's max_qp_rd_atom), rkey and vaddr of its buffer, GID ::ffff:10.77.0.2.
+        // ib_read_bw's client: out_reads 0x80 (rxe's max_qp_rd_atom), its buffer's rkey and vaddr, GID
+        // ::ffff:10.77.0.2.
         final byte[] record = CapturedExchange.load("read_bw").of(true, PerftestKeyMessage.LENGTH_GID).get(0);
         final PerftestDest dest = PerftestKeyMessage.decode(record, true);
         assertEquals(new PerftestDest(0, 0x80, 0x18, 0x43371c, 0xf5d, 0x0000_5637_7e45_b000L, 0,
