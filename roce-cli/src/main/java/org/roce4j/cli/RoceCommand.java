@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
         DemoCommand.class,
         DecodeCommand.class,
         PingpongCommand.class,
+        PerfCommand.class,
         RpingCommand.class,
         CommandLine.HelpCommand.class
     })

@@ -117,6 +117,21 @@ public final class QpSetup
     }
 
     /**
+     * Set the two depths separately, as perftest does from the exchanged out_reads (ctx_modify_qp_to_rtr/rts):
+     * max_rd_atomic from the peer's, max_dest_rd_atomic from ours.
+     *
+     * @param initiatorDepth     READs/atomics this side may have in flight (max_rd_atomic, at RTS).
+     * @param responderResources READs/atomics of the peer this side keeps state for (max_dest_rd_atomic, at RTR).
+     * @return this.
+     */
+    public QpSetup readAtomicDepths(final int initiatorDepth, final int responderResources)
+    {
+        this.maxRdAtomic = initiatorDepth;
+        this.maxDestRdAtomic = responderResources;
+        return this;
+    }
+
+    /**
      * @param timeout local ACK timeout exponent (0..31).
      * @return this.
      */

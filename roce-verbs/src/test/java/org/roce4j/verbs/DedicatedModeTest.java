@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.junit.jupiter.api.Test;
+import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.AsyncEventType;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.TransportCounter;
@@ -11,6 +12,7 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.link.memory.MemoryFabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -125,6 +127,58 @@ class DedicatedModeTest
         for (final Thread thread : Thread.getAllStackTraces().keySet())
         {
             assertFalse(thread.getName().contains("roce-engine-ded"), "left running: " + thread.getName());
+        }
+    }
+
+    /**
+     * libibverbs: once a completion is polled, its WR and every unsignaled WR before it have left the send queue,
+     * so the application may post a full queue again at once (perftest does exactly this with tx depth = CQ
+     * moderation: post N, one signaled, poll it, post N). The engine once published the completion before
+     * retiring the WQE, so a poster on another thread could see the completion and still find the queue full
+     * ("send queue full: 4 outstanding WRs"). UD, because its WQEs complete as soon as they are sent, which makes
+     * many rounds cheap; before the fix the race showed within about a thousand rounds.
+     */
+    @Test
+    void aPolledCompletionHasFreedItsSendQueueSlots()
+    {
+        final int depth = 4;
+        final int rounds = 20_000;
+        final MemoryFabric fabric = new MemoryFabric();
+        try (RdmaDevice a = RdmaDevice.open(fabric.attach(VerbsFixture.ADDRESS_A, 1500),
+            DeviceOptions.dedicated().name("sqA"));
+            RdmaDevice b = RdmaDevice.open(fabric.attach(VerbsFixture.ADDRESS_B, 1500),
+                DeviceOptions.dedicated().idleStrategy(new YieldingIdleStrategy()).name("sqB")))
+        {
+            final ProtectionDomain pdA = a.allocPd();
+            final CompletionQueue cqA = a.createCq(64);
+            final QueuePair qpA = pdA.createQp(new QpInitAttributes().qpType(QpType.UD).cq(cqA)
+                .cap(depth, 1, 1, 1, 0));
+            final CompletionQueue cqB = b.createCq(64);
+            final QueuePair qpB = b.allocPd().createQp(VerbsFixture.init(QpType.UD, cqB, cqB));
+            final VerbsFixture.Params params = new VerbsFixture.Params();
+            VerbsFixture.bringUp(qpA, 0, b.queryGid(1), 0x10, 0, params);
+            VerbsFixture.bringUp(qpB, 0, a.queryGid(1), 0x20, 0, params);
+            final MemoryRegion memA = VerbsFixture.register(pdA, 64, ALL_ACCESS);
+            final AddressHandle ah = pdA.createAh(new AhAttributes().dgid(b.queryGid(1).high(),
+                b.queryGid(1).low()).sgidIndex(1));
+            // B posts no receives: it drops every message, which is all this test needs.
+            final SendWorkRequest send = new SendWorkRequest().opcode(WrOpcode.SEND).addSge(memA, 0, 8)
+                .ud(ah, qpB.qpNum(), 0x1111_1111);
+            final WorkCompletion[] out = VerbsFixture.completions(1);
+            for (int round = 0; round < rounds; round++)
+            {
+                for (int i = 0; i < depth; i++)
+                {
+                    // Only the last WR of each round asks for a completion.
+                    qpA.postSend(send.wrId(round).sendFlags(depth - 1 == i ? SendFlags.SIGNALED : 0));
+                }
+                assertEquals(1, cqA.pollBusy(out, WAIT_NS), "completion of round " + round);
+                assertEquals(WcStatus.SUCCESS, out[0].status());
+                assertEquals(round, out[0].wrId());
+            }
+            assertEquals(rounds, a.counters().get(TransportCounter.SEND_COMPLETIONS));
+            assertEquals((long)depth * rounds, a.counters().get(TransportCounter.PACKETS_SENT));
+            assertEquals(0, a.agentErrors(), String.valueOf(a.lastAgentError()));
         }
     }
 

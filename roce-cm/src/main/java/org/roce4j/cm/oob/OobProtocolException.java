@@ -6,7 +6,7 @@ import java.io.IOException;
  * The peer of an out-of-band exchange sent something malformed, too short, or nothing in time; the message says
  * which.
  */
-public final class OobProtocolException extends IOException
+public class OobProtocolException extends IOException
 {
     private static final long serialVersionUID = 1L;
 

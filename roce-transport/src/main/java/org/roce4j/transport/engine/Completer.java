@@ -6,6 +6,7 @@ import org.roce4j.transport.AsyncEventType;
 import org.roce4j.transport.QpState;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
@@ -565,11 +566,18 @@ final class Completer
         }
         wqe.status = status;
         wqe.state = WcStatus.SUCCESS == status ? WqeState.DONE : WqeState.ERROR;
-        if (qp.signalAll || wqe.isSignaled() || WcStatus.SUCCESS != status)
+        final boolean signal = qp.signalAll || wqe.isSignaled() || WcStatus.SUCCESS != status;
+        final long wrId = wqe.wrId;
+        final int flags = wqe.opcode.hasImmediate() ? WorkCompletion.FLAG_WITH_IMM : 0;
+        final WcOpcode opcode = wqe.opcode.completionOpcode();
+        final int length = (int)wqe.length;
+        // Retire before publishing the completion (libibverbs: a polled completion has freed its send queue slot
+        // and those of the unsignaled WRs before it). A poster on another thread that sees the completion may
+        // then post a full queue at once; the slot may be reused from here on, hence the fields read above.
+        qp.sendQueue.retireOne();
+        if (signal)
         {
-            final int flags = wqe.opcode.hasImmediate() ? WorkCompletion.FLAG_WITH_IMM : 0;
-            if (qp.sendCq.offer(wqe.wrId, status, wqe.opcode.completionOpcode(), (int)wqe.length, 0, qp.qpn, 0,
-                flags, 0))
+            if (qp.sendCq.offer(wrId, status, opcode, length, 0, qp.qpn, 0, flags, 0))
             {
                 counters.increment(WcStatus.SUCCESS == status ?
                     TransportCounter.SEND_COMPLETIONS : TransportCounter.ERROR_COMPLETIONS);
@@ -579,7 +587,6 @@ final class Completer
                 cqOverflow(qp, qp.sendCq);
             }
         }
-        qp.sendQueue.retireOne();
         checkSqDrained(qp);
     }
 
