@@ -13,19 +13,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.cm.ib.CmConfig;
 import org.roce4j.cm.ib.CmConnection;
@@ -37,6 +33,7 @@ import org.roce4j.cm.ib.CmRequestParams;
 import org.roce4j.cm.ib.GsiPort;
 import org.roce4j.cm.ib.IbCm;
 import org.roce4j.cm.ib.MadAddress;
+import org.roce4j.transport.engine.CommandQueue;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.verbs.DeviceAttributes;
 import org.roce4j.verbs.ProgressGroup;
@@ -99,7 +96,7 @@ public final class RdmaCm implements AutoCloseable
     private final LinkAddress linkAddress;
     private final long linkLocalLow;
     private final LinkedBlockingDeque<RdmaCmEvent> events = new LinkedBlockingDeque<>();
-    private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final CommandQueue commands = new CommandQueue("the CM thread", CALL_TIMEOUT_MS);
     private final Int2ObjectHashMap<List<RdmaCmId>> listenersByPort = new Int2ObjectHashMap<>();
     private final Set<Integer> activePorts = new HashSet<>();
     private final List<RdmaCmId> ids = new ArrayList<>();
@@ -419,60 +416,7 @@ public final class RdmaCm implements AutoCloseable
         {
             throw new IllegalStateException("this RdmaCm is closed");
         }
-        if (null == runner || Thread.currentThread() == cmThread)
-        {
-            try
-            {
-                return command.call();
-            }
-            catch (final RuntimeException ex)
-            {
-                throw ex;
-            }
-            catch (final Exception ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-        }
-        final CompletableFuture<T> future = new CompletableFuture<>();
-        final Runnable task = () ->
-        {
-            try
-            {
-                future.complete(command.call());
-            }
-            catch (final Throwable ex)
-            {
-                future.completeExceptionally(ex);
-            }
-        };
-        while (!commands.offer(task))
-        {
-            Thread.onSpinWait();
-        }
-        try
-        {
-            return future.get(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            final Throwable cause = ex.getCause();
-            if (cause instanceof RuntimeException)
-            {
-                throw (RuntimeException)cause;
-            }
-            throw new IllegalStateException(cause);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IllegalStateException("the CM thread did not run a command within " + CALL_TIMEOUT_MS + " ms",
-                ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the CM thread", ex);
-        }
+        return commands.call(null == runner || Thread.currentThread() == cmThread, command);
     }
 
     RdmaCmId newId(final RdmaCmId parent)
@@ -918,12 +862,7 @@ public final class RdmaCm implements AutoCloseable
             try
             {
                 int work = 0;
-                Runnable command;
-                while (null != (command = commands.poll()))
-                {
-                    command.run();
-                    work++;
-                }
+                work += commands.drain();
                 work += gsi.poll(cm::onMad);
                 work += cm.processTimers();
                 return work;

@@ -4,10 +4,6 @@ import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.agrona.BitUtil;
 import org.agrona.MutableDirectBuffer;
@@ -87,7 +83,7 @@ public final class RoceEngine implements Agent
     private final ArrayList<QpContext> timerList = new ArrayList<>(256);
     private final ManyToOneConcurrentArrayQueue<QpContext> doorbells =
         new ManyToOneConcurrentArrayQueue<>(QUEUE_CAPACITY);
-    private final ManyToOneConcurrentArrayQueue<Runnable> commands = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final CommandQueue commands = new CommandQueue("the engine thread", INVOKE_TIMEOUT_MS);
     private final ManyToOneConcurrentArrayQueue<AsyncEvent> events = new ManyToOneConcurrentArrayQueue<>(4096);
     private final PacketSender sender;
     private final Requester requester;
@@ -179,14 +175,7 @@ public final class RoceEngine implements Agent
 
     private int drainCommands()
     {
-        int n = 0;
-        Runnable command;
-        while (null != (command = commands.poll()))
-        {
-            command.run();
-            n++;
-        }
-        return n;
+        return commands.drain();
     }
 
     private int drainDoorbells()
@@ -558,60 +547,7 @@ public final class RoceEngine implements Agent
     public <T> T invoke(final Callable<T> command)
     {
         final Thread owner = engineThread;
-        if (null == owner || Thread.currentThread() == owner)
-        {
-            try
-            {
-                return command.call();
-            }
-            catch (final RuntimeException ex)
-            {
-                throw ex;
-            }
-            catch (final Exception ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-        }
-        final CompletableFuture<T> future = new CompletableFuture<>();
-        final Runnable task = () ->
-        {
-            try
-            {
-                future.complete(command.call());
-            }
-            catch (final Throwable ex)
-            {
-                future.completeExceptionally(ex);
-            }
-        };
-        while (!commands.offer(task))
-        {
-            Thread.onSpinWait();
-        }
-        try
-        {
-            return future.get(INVOKE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            final Throwable cause = ex.getCause();
-            if (cause instanceof RuntimeException)
-            {
-                throw (RuntimeException)cause;
-            }
-            throw new IllegalStateException(cause);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IllegalStateException("the engine thread did not run a control command within " +
-                INVOKE_TIMEOUT_MS + " ms (is its agent running?)", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for the engine thread", ex);
-        }
+        return commands.call(null == owner || Thread.currentThread() == owner, command);
     }
 
     /**

@@ -17,6 +17,7 @@ import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.header.ArpHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

@@ -1,4 +1,4 @@
-package org.roce4j.transport.link.tunnel;
+package org.roce4j.wire.header;
 
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.wire.header.HeaderFlyweight;
@@ -121,7 +121,7 @@ public final class ArpHeader extends HeaderFlyweight
      */
     public long senderMac()
     {
-        return mac(SENDER_MAC_OFFSET);
+        return u48(SENDER_MAC_OFFSET);
     }
 
     /**
@@ -130,7 +130,7 @@ public final class ArpHeader extends HeaderFlyweight
      */
     public ArpHeader senderMac(final long mac)
     {
-        mac(SENDER_MAC_OFFSET, mac);
+        u48(SENDER_MAC_OFFSET, mac);
         return this;
     }
 
@@ -157,7 +157,7 @@ public final class ArpHeader extends HeaderFlyweight
      */
     public long targetMac()
     {
-        return mac(TARGET_MAC_OFFSET);
+        return u48(TARGET_MAC_OFFSET);
     }
 
     /**
@@ -166,7 +166,7 @@ public final class ArpHeader extends HeaderFlyweight
      */
     public ArpHeader targetMac(final long mac)
     {
-        mac(TARGET_MAC_OFFSET, mac);
+        u48(TARGET_MAC_OFFSET, mac);
         return this;
     }
 
@@ -188,14 +188,4 @@ public final class ArpHeader extends HeaderFlyweight
         return this;
     }
 
-    private long mac(final int fieldOffset)
-    {
-        return ((long)u16(fieldOffset) << 32) | (i32(fieldOffset + 2) & 0xFFFF_FFFFL);
-    }
-
-    private void mac(final int fieldOffset, final long mac)
-    {
-        u16(fieldOffset, (int)(mac >>> 32));
-        i32(fieldOffset + 2, (int)mac);
-    }
 }
