@@ -110,16 +110,18 @@ public final class EngineBench
         final StringBuilder out = new StringBuilder();
         final ThroughputRun.Result bw = figures.writeBandwidth();
         out.append(String.format(Locale.ROOT, "WRITE 64 KiB, 1 QP x %d: %.2f GB/s (goal %.1f); memcpy 64 KiB %.2f GB/s " +
-            "(ratio %.2f); retransmitted %d, link drops %d%n", DEPTH, bw.bytesPerSecond() / 1e9,
-            GOAL_BYTES_PER_SECOND / 1e9, figures.memcpyBytesPerSecond() / 1e9,
-            bw.bytesPerSecond() / figures.memcpyBytesPerSecond(), bw.retransmitted(), bw.linkDrops()));
+            "(ratio %.2f); %.0f ns/msg, %.0f CPU ns/msg, peak %.2f GB/s; retransmitted %d, link drops %d%n", DEPTH,
+            bw.bytesPerSecond() / 1e9, GOAL_BYTES_PER_SECOND / 1e9, figures.memcpyBytesPerSecond() / 1e9,
+            bw.bytesPerSecond() / figures.memcpyBytesPerSecond(), bw.nsPerMessage(), bw.cpuNsPerMessage(),
+            bw.peakMessagesPerSecond() * BANDWIDTH_BYTES / 1e9, bw.retransmitted(), bw.linkDrops()));
         for (final ThroughputRun.Result rate : new ThroughputRun.Result[] {figures.writeRate(),
             figures.writeRateMultiQp()})
         {
             out.append(String.format(Locale.ROOT, "WRITE 64 B, %d QP x %d: %.2f M msgs/s (goal %.1f); ring hand-off %.2f " +
-                "M frames/s (ratio %.2f); %.0f ns/msg%n", rate.qps(), DEPTH, rate.messagesPerSecond() / 1e6,
-                GOAL_MESSAGES_PER_SECOND / 1e6, figures.ringFramesPerSecond() / 1e6,
-                rate.messagesPerSecond() / figures.ringFramesPerSecond(), rate.nsPerMessage()));
+                "M frames/s (ratio %.2f); %.0f ns/msg, %.0f CPU ns/msg, peak %.2f M msgs/s%n", rate.qps(), DEPTH,
+                rate.messagesPerSecond() / 1e6, GOAL_MESSAGES_PER_SECOND / 1e6, figures.ringFramesPerSecond() / 1e6,
+                rate.messagesPerSecond() / figures.ringFramesPerSecond(), rate.nsPerMessage(),
+                rate.cpuNsPerMessage(), rate.peakMessagesPerSecond() / 1e6));
         }
         final LatencyRun.Result lat = figures.sendLatency();
         final Histogram ring = figures.ringRoundTrips();
@@ -127,7 +129,24 @@ public final class EngineBench
             "%.1f), %d samples; ring round trip p50 %.2f us p99 %.2f us%n", lat.percentileUs(50),
             lat.percentileUs(99), lat.percentileUs(99.9), GOAL_P50_US, lat.samples(),
             ring.getValueAtPercentile(50) / 1e3, ring.getValueAtPercentile(99) / 1e3));
+        out.append("load average after these figures: ").append(loadAverage()).append('\n');
         return out.toString();
+    }
+
+    /**
+     * @return {@code /proc/loadavg} (1, 5 and 15-minute load averages, runnable/total tasks, last pid).
+     */
+    static String loadAverage()
+    {
+        try
+        {
+            return java.nio.file.Files.readString(java.nio.file.Paths.get("/proc/loadavg"),
+                java.nio.charset.StandardCharsets.US_ASCII).trim();
+        }
+        catch (final java.io.IOException ex)
+        {
+            return "unknown (" + ex.getMessage() + ")";
+        }
     }
 
     /**
@@ -147,8 +166,9 @@ public final class EngineBench
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, BANDWIDTH_BYTES, 1, DEPTH, warmupNs, measureNs);
                         System.out.printf(Locale.ROOT, "WRITE 64 KiB: %.2f GB/s, %.0f ns/msg, %.0f CPU ns/msg, " +
-                            "peak %.2f GB/s%n", result.bytesPerSecond() / 1e9, result.nsPerMessage(),
-                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() * BANDWIDTH_BYTES / 1e9);
+                            "peak %.2f GB/s; load %s%n", result.bytesPerSecond() / 1e9, result.nsPerMessage(),
+                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() * BANDWIDTH_BYTES / 1e9,
+                            loadAverage());
                         break;
                     }
                     case "rate":
@@ -156,16 +176,17 @@ public final class EngineBench
                         final ThroughputRun.Result result =
                             new ThroughputRun(pair).run(Op.WRITE, SMALL_BYTES, 1, DEPTH, warmupNs, measureNs);
                         System.out.printf(Locale.ROOT, "WRITE 64 B: %.2f M msgs/s, %.0f ns/msg, %.0f CPU ns/msg, " +
-                            "peak %.2f M msgs/s%n", result.messagesPerSecond() / 1e6, result.nsPerMessage(),
-                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() / 1e6);
+                            "peak %.2f M msgs/s; load %s%n", result.messagesPerSecond() / 1e6, result.nsPerMessage(),
+                            result.cpuNsPerMessage(), result.peakMessagesPerSecond() / 1e6, loadAverage());
                         break;
                     }
                     default:
                     {
                         final LatencyRun.Result result = new LatencyRun(pair).run(Op.SEND, SMALL_BYTES, warmupNs,
                             measureNs);
-                        System.out.printf(Locale.ROOT, "SEND 64 B round trip: p50 %.2f us, p99 %.2f us%n",
-                            result.percentileUs(50), result.percentileUs(99));
+                        System.out.printf(Locale.ROOT, "SEND 64 B round trip: p50 %.2f us, p99 %.2f us, p99.9 %.2f " +
+                            "us; load %s%n", result.percentileUs(50), result.percentileUs(99),
+                            result.percentileUs(99.9), loadAverage());
                         break;
                     }
                 }

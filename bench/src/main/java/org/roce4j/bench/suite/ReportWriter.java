@@ -97,6 +97,29 @@ final class ReportWriter
         return Double.isFinite(a) && Double.isFinite(b) && b > 0 ? f(a / b, 2) : "n/a";
     }
 
+    /**
+     * @param loads 1-minute load averages of the cells of one row (NaN where a cell is missing).
+     * @return "a" or "a-b": the lowest and highest of them.
+     */
+    private static String loads(final double... loads)
+    {
+        double low = Double.POSITIVE_INFINITY;
+        double high = Double.NEGATIVE_INFINITY;
+        for (final double load : loads)
+        {
+            if (Double.isFinite(load))
+            {
+                low = Math.min(low, load);
+                high = Math.max(high, load);
+            }
+        }
+        if (!Double.isFinite(low))
+        {
+            return "n/a";
+        }
+        return low == high ? f(low, 2) : f(low, 2) + "-" + f(high, 2);
+    }
+
     private SuiteResults.Throughput find(final String link, final Op op, final int sizeBytes)
     {
         for (final SuiteResults.Throughput t : results.throughputs())
@@ -129,6 +152,7 @@ final class ReportWriter
         final StringBuilder md = new StringBuilder(16384);
         md.append("# roce4j bench suite results\n\n");
         md.append("Produced by `").append(env.command()).append("` (plan `").append(env.plan()).append("`, ")
+            .append(env.threading()).append(", ")
             .append(f(env.elapsedS() / 60, 1)).append(" min). Build first with `./mvnw -o -q -pl bench -am package " +
             "-DskipTests`; `bench/run-suite.sh` does it when the jar is missing. How the figures are made: " +
             "`bench/ENGINE.md`.\n\n");
@@ -144,7 +168,9 @@ final class ReportWriter
             "each INVOKER-mode device driven by a busy-polling thread of its own (2 threads; the udp link adds " +
             "Netty's event-loop threads). *CPU ns/msg* is the CPU time of those two threads per message, which does " +
             "not grow while other processes hold the cores, unlike wall-clock rates. A load average well above the " +
-            "core count means the wall-clock figures are far below what an idle machine gives.\n\n");
+            "core count means the wall-clock figures are far below what an idle machine gives. The *load* columns " +
+            "give the 1-minute load average read right after each cell (a range where a row joins several cells); " +
+            "compare figures by their ratio to the same run's baseline rather than across runs.\n\n");
         engineSection(md);
         baselineSection(md);
         for (final LinkKind kind : plan.links())
@@ -192,6 +218,7 @@ final class ReportWriter
             return;
         }
         md.append("## Engine headline figures (memory fabric, MTU 4096)\n\n");
+        md.append("1-minute load average right after these figures: ").append(f(e.load1(), 2)).append(".\n\n");
         md.append("| benchmark | measured | baseline (same run) | ratio | goal | met |\n|---|---|---|---|---|---|\n");
         md.append("| RC WRITE 64 KiB, 1 QP, 16 outstanding | ").append(f(e.writeGbPerS(), 2)).append(" GB/s (")
             .append(f(e.writeCpuNsPerMsg(), 0)).append(" CPU ns/msg) | memcpy 64 KiB ").append(f(e.memcpyGbPerS(), 2))
@@ -226,14 +253,16 @@ final class ReportWriter
             ".CRC32` over the message (the ICRC's intrinsic). Raw UDP: JDK `DatagramChannel`s on 127.0.0.1, one " +
             "busy-polling thread each, messages cut into datagrams of at most 4096 bytes (stream goodput; ping-pong " +
             "round trip).\n\n");
-        md.append("| size | memcpy GB/s | CRC32 GB/s | raw UDP GB/s | raw UDP p50 µs | p99 µs | p99.9 µs |\n" +
-            "|---|---|---|---|---|---|---|\n");
+        md.append("| size | memcpy GB/s | CRC32 GB/s | raw UDP GB/s | raw UDP p50 µs | p99 µs | p99.9 µs | " +
+            "load |\n" +
+            "|---|---|---|---|---|---|---|---|\n");
         for (final SuiteResults.Baseline b : results.baselines())
         {
             md.append("| ").append(size(b.sizeBytes())).append(" | ").append(sig(b.memcpyBytesPerSecond() / 1e9))
                 .append(" | ").append(sig(b.crc32BytesPerSecond() / 1e9)).append(" | ")
                 .append(sig(b.udpBytesPerSecond() / 1e9)).append(" | ").append(sig(b.udpP50Us())).append(" | ")
-                .append(sig(b.udpP99Us())).append(" | ").append(sig(b.udpP999Us())).append(" |\n");
+                .append(sig(b.udpP99Us())).append(" | ").append(sig(b.udpP999Us())).append(" | ")
+                .append(loads(b.load1())).append(" |\n");
         }
         md.append('\n');
     }
@@ -245,7 +274,8 @@ final class ReportWriter
         md.append("Bandwidth and message rate on 1 QP (outstanding WRs per cell in the JSON), with the same run's " +
             "memcpy and raw UDP at that size.\n\n");
         md.append("| size | WRITE GB/s | READ GB/s | SEND GB/s | WRITE M msg/s | READ M msg/s | SEND M msg/s | " +
-            "WRITE CPU ns/msg | WRITE / memcpy | WRITE / raw UDP |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            "WRITE CPU ns/msg | WRITE / memcpy | WRITE / raw UDP | load |\n" +
+            "|---|---|---|---|---|---|---|---|---|---|---|\n");
         boolean any = false;
         for (final int size : plan.streamSizes())
         {
@@ -269,6 +299,13 @@ final class ReportWriter
                 ratio(w.bytesPerSecond(), b.memcpyBytesPerSecond()));
             row.append(" | ").append(null == w || null == b ? "n/a" :
                 ratio(w.bytesPerSecond(), b.udpBytesPerSecond()));
+            final double[] rowLoads = new double[ops.size()];
+            for (int i = 0; i < rowLoads.length; i++)
+            {
+                final SuiteResults.Throughput t = find(link, ops.get(i), size);
+                rowLoads[i] = null == t ? Double.NaN : t.load1();
+            }
+            row.append(" | ").append(loads(rowLoads));
             if (found)
             {
                 md.append(row).append(" |\n");
@@ -277,12 +314,12 @@ final class ReportWriter
         }
         if (!any)
         {
-            md.append("| no data (see notes) | | | | | | | | | |\n");
+            md.append("| no data (see notes) | | | | | | | | | | |\n");
         }
         md.append("\nRound-trip latency on 1 QP, one message in flight (WRITE: ping-pong through memory; READ: one " +
             "READ; SEND: ping-pong), with the same run's raw UDP ping-pong.\n\n");
         md.append("| size | WRITE p50 / p99 / p99.9 µs | READ p50 / p99 / p99.9 µs | SEND p50 / p99 / p99.9 µs | " +
-            "raw UDP p50 / p99 / p99.9 µs |\n|---|---|---|---|---|\n");
+            "raw UDP p50 / p99 / p99.9 µs | load |\n|---|---|---|---|---|---|\n");
         for (final int size : plan.latencySizes())
         {
             final StringBuilder row = new StringBuilder("| ").append(size(size));
@@ -297,6 +334,13 @@ final class ReportWriter
             final SuiteResults.Baseline b = results.baseline(size);
             row.append(" | ").append(null == b ? "n/a" :
                 sig(b.udpP50Us()) + " / " + sig(b.udpP99Us()) + " / " + sig(b.udpP999Us()));
+            final double[] rowLoads = new double[ops.size()];
+            for (int i = 0; i < rowLoads.length; i++)
+            {
+                final SuiteResults.Latency l = findLatency(link, ops.get(i), size);
+                rowLoads[i] = null == l ? Double.NaN : l.load1();
+            }
+            row.append(" | ").append(loads(rowLoads));
             if (found)
             {
                 md.append(row).append(" |\n");
@@ -308,8 +352,9 @@ final class ReportWriter
     private void atomicSection(final StringBuilder md)
     {
         md.append("## Atomics (8 B, 1 QP)\n\n");
-        md.append("| link | operation | M ops/s (16 outstanding) | CPU ns/op | round trip p50 / p99 / p99.9 µs |\n" +
-            "|---|---|---|---|---|\n");
+        md.append("| link | operation | M ops/s (16 outstanding) | CPU ns/op | round trip p50 / p99 / p99.9 µs | " +
+            "load |\n" +
+            "|---|---|---|---|---|---|\n");
         for (final LinkKind kind : plan.links())
         {
             for (final Op op : List.of(Op.FETCH_ADD, Op.CMP_SWAP))
@@ -324,6 +369,7 @@ final class ReportWriter
                     .append(null == t ? "n/a" : sig(t.messagesPerSecond() / 1e6)).append(" | ")
                     .append(null == t ? "n/a" : f(t.cpuNsPerMessage(), 0)).append(" | ")
                     .append(null == l ? "n/a" : sig(l.p50Us()) + " / " + sig(l.p99Us()) + " / " + sig(l.p999Us()))
+                    .append(" | ").append(loads(null == t ? Double.NaN : t.load1(), null == l ? Double.NaN : l.load1()))
                     .append(" |\n");
             }
         }
@@ -338,15 +384,16 @@ final class ReportWriter
             "would not fit the run's time, and 4096 QPs with large messages in flight would not fit the fabric's " +
             "rings). Outstanding WRs per QP shrink as QPs grow so the total stays within the CQs and the medium's " +
             "buffers.\n\n");
-        md.append("| link | op | size | QPs | outstanding/QP | M msg/s | GB/s | CPU ns/msg | packets resent |\n" +
-            "|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| link | op | size | QPs | outstanding/QP | M msg/s | GB/s | CPU ns/msg | packets resent | " +
+            "load |\n" +
+            "|---|---|---|---|---|---|---|---|---|---|\n");
         for (final SuiteResults.Throughput t : results.qpAxis())
         {
             md.append("| ").append(t.link()).append(" | ").append(t.op()).append(" | ").append(size(t.sizeBytes()))
                 .append(" | ").append(t.qps()).append(" | ").append(t.depth()).append(" | ")
                 .append(sig(t.messagesPerSecond() / 1e6)).append(" | ").append(sig(t.bytesPerSecond() / 1e9))
                 .append(" | ").append(f(t.cpuNsPerMessage(), 0)).append(" | ").append(t.retransmitted())
-                .append(" |\n");
+                .append(" | ").append(loads(t.load1())).append(" |\n");
         }
         md.append('\n');
     }
@@ -360,6 +407,7 @@ final class ReportWriter
         }
         final double share = s.aggregateMessagesPerSecond() / s.singleQpMessagesPerSecond();
         md.append("## Scale: ").append(s.qps()).append(" connected RC QPs (").append(s.link()).append(" fabric)\n\n");
+        md.append("1-minute load average at the end of the scale run: ").append(f(s.load1(), 2)).append(".\n\n");
         md.append("| figure | measured | goal |\n|---|---|---|\n");
         md.append("| aggregate ").append(size(s.sizeBytes())).append(" WRITE, all ").append(s.qps())
             .append(" QPs active (").append(s.aggregateDepth()).append(" outstanding each) | ")
@@ -378,12 +426,12 @@ final class ReportWriter
             .append(sig(s.connectPerSecond())).append(" per second | reported |\n\n");
         md.append("Per-packet cost against the QP count (").append(size(s.costSizeBytes()))
             .append(" WRITE, one packet per message):\n\n");
-        md.append("| QPs | outstanding/QP | M msg/s | CPU ns/msg (both sides) |\n|---|---|---|---|\n");
+        md.append("| QPs | outstanding/QP | M msg/s | CPU ns/msg (both sides) | load |\n|---|---|---|---|---|\n");
         for (final SuiteResults.CostPoint c : s.costs())
         {
             md.append("| ").append(c.qps()).append(" | ").append(c.depth()).append(" | ")
                 .append(sig(c.messagesPerSecond() / 1e6)).append(" | ").append(f(c.cpuNsPerMessage(), 0))
-                .append(" |\n");
+                .append(" | ").append(loads(c.load1())).append(" |\n");
         }
         md.append('\n');
     }
@@ -512,7 +560,8 @@ final class ReportWriter
         final SuiteResults.Environment env = results.environment();
         w.name("environment").beginObject().field("date", env.date()).field("jdk", env.jdk()).field("cpu", env.cpu())
             .field("cores", env.cores()).field("loadAtStart", env.loadAtStart()).field("loadAtEnd", env.loadAtEnd())
-            .field("plan", env.plan()).field("command", env.command()).field("elapsedSeconds", env.elapsedS())
+            .field("plan", env.plan()).field("threading", env.threading()).field("command", env.command())
+            .field("elapsedSeconds", env.elapsedS())
             .field("warmupMs", plan.warmupMs()).field("measureMs", plan.measureMs()).endObject();
         final SuiteResults.Engine e = results.engine();
         if (null != e)
@@ -524,7 +573,7 @@ final class ReportWriter
                 .field("sendP99Us", e.sendP99Us()).field("sendP999Us", e.sendP999Us())
                 .field("ringP50Us", e.ringP50Us()).field("ringP99Us", e.ringP99Us())
                 .field("sharedThreadWriteGBps", e.sharedThreadWriteGbPerS())
-                .field("sharedThreadRateMmsgps", e.sharedThreadRateMPerS()).endObject();
+                .field("sharedThreadRateMmsgps", e.sharedThreadRateMPerS()).field("load1", e.load1()).endObject();
         }
         w.name("baselines").beginArray();
         for (final SuiteResults.Baseline b : results.baselines())
@@ -532,7 +581,7 @@ final class ReportWriter
             w.beginObject().field("sizeBytes", b.sizeBytes()).field("memcpyBytesPerSecond", b.memcpyBytesPerSecond())
                 .field("crc32BytesPerSecond", b.crc32BytesPerSecond()).field("udpBytesPerSecond", b.udpBytesPerSecond())
                 .field("udpP50Us", b.udpP50Us()).field("udpP99Us", b.udpP99Us()).field("udpP999Us", b.udpP999Us())
-                .endObject();
+                .field("load1", b.load1()).endObject();
         }
         w.endArray();
         throughputArray(w, "throughput", results.throughputs());
@@ -542,7 +591,7 @@ final class ReportWriter
         {
             w.beginObject().field("link", l.link()).field("op", l.op()).field("sizeBytes", l.sizeBytes())
                 .field("p50Us", l.p50Us()).field("p99Us", l.p99Us()).field("p999Us", l.p999Us())
-                .field("samples", l.samples()).endObject();
+                .field("samples", l.samples()).field("load1", l.load1()).endObject();
         }
         w.endArray();
         final SuiteResults.Scale s = results.scale();
@@ -555,12 +604,12 @@ final class ReportWriter
                 .field("aggregateMessagesPerSecond", s.aggregateMessagesPerSecond())
                 .field("aggregateDepth", s.aggregateDepth())
                 .field("aggregateCpuNsPerMessage", s.aggregateCpuNsPerMessage())
-                .field("costSizeBytes", s.costSizeBytes()).name("costs").beginArray();
+                .field("costSizeBytes", s.costSizeBytes()).field("load1", s.load1()).name("costs").beginArray();
             for (final SuiteResults.CostPoint c : s.costs())
             {
                 w.beginObject().field("qps", c.qps()).field("depth", c.depth())
                     .field("messagesPerSecond", c.messagesPerSecond()).field("cpuNsPerMessage", c.cpuNsPerMessage())
-                    .endObject();
+                    .field("load1", c.load1()).endObject();
             }
             w.endArray().endObject();
         }
@@ -581,7 +630,8 @@ final class ReportWriter
             w.beginObject().field("link", t.link()).field("op", t.op()).field("sizeBytes", t.sizeBytes())
                 .field("qps", t.qps()).field("depth", t.depth()).field("messagesPerSecond", t.messagesPerSecond())
                 .field("bytesPerSecond", t.bytesPerSecond()).field("cpuNsPerMessage", t.cpuNsPerMessage())
-                .field("retransmitted", t.retransmitted()).field("linkDrops", t.linkDrops()).endObject();
+                .field("retransmitted", t.retransmitted()).field("linkDrops", t.linkDrops()).field("load1", t.load1())
+                .endObject();
         }
         w.endArray();
     }

@@ -85,11 +85,11 @@ final class ScaleBench
                 final ThroughputRun.Result cost =
                     stream.run(Op.WRITE, COST_BYTES, count, depthFor(count), warmupNs, measureNs);
                 costs.add(new SuiteResults.CostPoint(count, cost.depth(), cost.messagesPerSecond(),
-                    cost.cpuNsPerMessage()));
+                    cost.cpuNsPerMessage(), SuiteMain.load1()));
             }
             return new SuiteResults.Scale(LinkKind.MEMORY.label(), qps, connectPerSecond, perQp, AGGREGATE_BYTES,
                 single.messagesPerSecond(), single.cpuNsPerMessage(), all.messagesPerSecond(), depth,
-                all.cpuNsPerMessage(), COST_BYTES, costs);
+                all.cpuNsPerMessage(), COST_BYTES, costs, SuiteMain.load1());
         }
     }
 

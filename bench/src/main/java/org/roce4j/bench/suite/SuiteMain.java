@@ -126,7 +126,7 @@ public final class SuiteMain
         closePair();
         results.environment(new SuiteResults.Environment(date, jdk(), cpuModel(),
             Runtime.getRuntime().availableProcessors(), loadAtStart, loadAverage(),
-            plan.name() + (sharedThread ? ", one thread drives both endpoints" : ", a thread per endpoint"), command,
+            plan.name(), sharedThread ? "one thread drives both endpoints" : "a thread per endpoint", command,
             (System.nanoTime() - startNs) / 1e9));
         new ReportWriter(results, plan).write(outDir);
         return results;
@@ -198,7 +198,7 @@ public final class SuiteMain
             results.notes().add("raw UDP baseline at " + ReportWriter.size(size) + " failed: " + ex);
         }
         results.baselines().add(new SuiteResults.Baseline(size, memcpy, crc, udp,
-            percentileUs(udpRtt, 50), percentileUs(udpRtt, 99), percentileUs(udpRtt, 99.9)));
+            percentileUs(udpRtt, 50), percentileUs(udpRtt, 99), percentileUs(udpRtt, 99.9), load1()));
     }
 
     private static double percentileUs(final Histogram histogram, final double percentile)
@@ -220,8 +220,9 @@ public final class SuiteMain
                 two.writeRate().cpuNsPerMessage(), two.ringFramesPerSecond() / 1e6,
                 two.sendLatency().percentileUs(50), two.sendLatency().percentileUs(99),
                 two.sendLatency().percentileUs(99.9),
-                two.ringRoundTrips().getValueAtPercentile(50) / 1e3, two.ringRoundTrips().getValueAtPercentile(99) / 1e3,
-                one.writeBandwidth().bytesPerSecond() / 1e9, one.writeRate().messagesPerSecond() / 1e6));
+                two.ringRoundTrips().getValueAtPercentile(50) / 1e3,
+                two.ringRoundTrips().getValueAtPercentile(99) / 1e3,
+                one.writeBandwidth().bytesPerSecond() / 1e9, one.writeRate().messagesPerSecond() / 1e6, load1()));
         }
         catch (final RuntimeException ex)
         {
@@ -288,7 +289,7 @@ public final class SuiteMain
         {
             final ThroughputRun.Result r = new ThroughputRun(endpoints).run(op, size, qps, depth, warmupNs, measureNs);
             into.add(new SuiteResults.Throughput(kind.label(), op.label(), size, qps, depth, r.messagesPerSecond(),
-                r.bytesPerSecond(), r.cpuNsPerMessage(), r.retransmitted(), r.linkDrops()));
+                r.bytesPerSecond(), r.cpuNsPerMessage(), r.retransmitted(), r.linkDrops(), load1()));
         }
         catch (final RuntimeException ex)
         {
@@ -307,7 +308,7 @@ public final class SuiteMain
         {
             final LatencyRun.Result r = new LatencyRun(endpoints).run(op, size, warmupNs, measureNs);
             results.latencies().add(new SuiteResults.Latency(kind.label(), op.label(), size, r.percentileUs(50),
-                r.percentileUs(99), r.percentileUs(99.9), r.samples()));
+                r.percentileUs(99), r.percentileUs(99.9), r.samples(), load1()));
         }
         catch (final RuntimeException ex)
         {
@@ -325,6 +326,23 @@ public final class SuiteMain
         catch (final RuntimeException ex)
         {
             results.notes().add("scale run failed: " + ex.getMessage().lines().findFirst().orElse(ex.toString()));
+        }
+    }
+
+    /**
+     * @return the 1-minute load average ({@code /proc/loadavg}'s first field), NaN where it cannot be read.
+     */
+    static double load1()
+    {
+        final String load = loadAverage();
+        final int space = load.indexOf(' ');
+        try
+        {
+            return Double.parseDouble(space > 0 ? load.substring(0, space) : load);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return Double.NaN;
         }
     }
 
@@ -416,7 +434,10 @@ public final class SuiteMain
         {
             plan = plan.withLinks(links);
         }
-        final String command = "bench/run-suite.sh " + String.join(" ", args);
+        // run-suite.sh passes PRIORITY on, so the report shows the command with it.
+        final String priority = System.getProperty("roce4j.bench.priority", "");
+        final String command = (priority.isEmpty() ? "" : "PRIORITY=" + priority + " ") + "bench/run-suite.sh " +
+            String.join(" ", args);
         try
         {
             final SuiteResults results = new SuiteMain(plan, out, System.err).run(command.trim());

@@ -18,12 +18,13 @@ public final class SuiteResults
      * @param loadAtStart /proc/loadavg at the start.
      * @param loadAtEnd   /proc/loadavg at the end.
      * @param plan        matrix name (smoke, quick, full).
+     * @param threading   how the endpoints were driven (a thread per endpoint, or one thread for both).
      * @param command     the command line that made it.
      * @param elapsedS    wall time of the whole run in seconds.
      */
     public record Environment(
         String date, String jdk, String cpu, int cores, String loadAtStart, String loadAtEnd, String plan,
-        String command, double elapsedS)
+        String threading, String command, double elapsedS)
     {
     }
 
@@ -44,6 +45,7 @@ public final class SuiteResults
      * @param ringP99Us            ring ping-pong p99, µs.
      * @param sharedThreadWriteGbPerS 64 KiB WRITE with one thread driving both sides, GB/s.
      * @param sharedThreadRateMPerS   64 B WRITE with one thread driving both sides, M msgs/s.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
     public record Engine(
         double writeGbPerS,
@@ -59,7 +61,8 @@ public final class SuiteResults
         double ringP50Us,
         double ringP99Us,
         double sharedThreadWriteGbPerS,
-        double sharedThreadRateMPerS)
+        double sharedThreadRateMPerS,
+        double load1)
     {
     }
 
@@ -76,10 +79,11 @@ public final class SuiteResults
      * @param cpuNsPerMessage   CPU ns per message (client and server threads; link threads excluded).
      * @param retransmitted     packets resent.
      * @param linkDrops         frames the links refused or lost.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
     public record Throughput(
         String link, String op, int sizeBytes, int qps, int depth, double messagesPerSecond, double bytesPerSecond,
-        double cpuNsPerMessage, long retransmitted, long linkDrops)
+        double cpuNsPerMessage, long retransmitted, long linkDrops, double load1)
     {
     }
 
@@ -93,8 +97,10 @@ public final class SuiteResults
      * @param p99Us     99th percentile, µs.
      * @param p999Us    99.9th percentile, µs.
      * @param samples   round trips measured.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
-    public record Latency(String link, String op, int sizeBytes, double p50Us, double p99Us, double p999Us, long samples)
+    public record Latency(
+        String link, String op, int sizeBytes, double p50Us, double p99Us, double p999Us, long samples, double load1)
     {
     }
 
@@ -108,10 +114,11 @@ public final class SuiteResults
      * @param udpP50Us             raw UDP ping-pong p50.
      * @param udpP99Us             raw UDP ping-pong p99.
      * @param udpP999Us            raw UDP ping-pong p99.9.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
     public record Baseline(
         int sizeBytes, double memcpyBytesPerSecond, double crc32BytesPerSecond, double udpBytesPerSecond,
-        double udpP50Us, double udpP99Us, double udpP999Us)
+        double udpP50Us, double udpP99Us, double udpP999Us, double load1)
     {
     }
 
@@ -122,8 +129,9 @@ public final class SuiteResults
      * @param depth             WRs outstanding per QP.
      * @param messagesPerSecond aggregate messages per second.
      * @param cpuNsPerMessage   CPU ns per message, both sides.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
-    public record CostPoint(int qps, int depth, double messagesPerSecond, double cpuNsPerMessage)
+    public record CostPoint(int qps, int depth, double messagesPerSecond, double cpuNsPerMessage, double load1)
     {
     }
 
@@ -142,11 +150,13 @@ public final class SuiteResults
      * @param aggregateCpuNsPerMessage CPU ns per message with all QPs.
      * @param costSizeBytes           message size of the cost curve.
      * @param costs                   cost per message against the QP count.
+     * @param load1 {@code /proc/loadavg}'s 1-minute load average read right after the measurement.
      */
     public record Scale(
         String link, int qps, double connectPerSecond, double heapBytesPerIdleQp, int sizeBytes,
         double singleQpMessagesPerSecond, double singleQpCpuNsPerMessage, double aggregateMessagesPerSecond,
-        int aggregateDepth, double aggregateCpuNsPerMessage, int costSizeBytes, List<CostPoint> costs)
+        int aggregateDepth, double aggregateCpuNsPerMessage, int costSizeBytes, List<CostPoint> costs,
+        double load1)
     {
     }
 
