@@ -43,8 +43,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code roce perf}: perftest's ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat and
- * ib_read_lat on roce4j, speaking Debian perftest 4.5+0.17's out-of-band exchange (without -R) and printing its
- * report layout, so either side of a perftest run can be roce4j.
+ * ib_read_lat on roce4j, speaking Debian perftest 4.5+0.17's out-of-band exchange (over TCP, or with -R over
+ * rdma_cm with the QPs connected by rdma_cm) and printing its report layout, so either side of a perftest run can be
+ * roce4j.
  */
 @Command(
     name = "perf",
@@ -52,6 +53,7 @@ import picocli.CommandLine.Spec;
     description = {
         "Measure bandwidth or latency with a perftest peer, like ib_<test> (perftest 4.5), same options and output.",
         "Without a server name it is the server and waits for a client; with one it connects to it.",
+        "With -R the exchange and the QPs' connection go over rdma_cm (server name: the peer's RoCE IP address).",
         "With --link memory and no server name it runs both sides in this process over the in-memory fabric."})
 public final class PerfCommand implements Callable<Integer>
 {
