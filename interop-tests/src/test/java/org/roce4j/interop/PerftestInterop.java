@@ -80,6 +80,13 @@ final class PerftestInterop
     {
     }
 
+    /**
+     * What a guest client prints when nobody listens yet: "Couldn't connect" over TCP; over rdma_cm the REJ
+     * (reason 8) ends rdma_client_connect with "Unexpected CM event", an unanswered ARP with ADDR_ERROR.
+     */
+    private static final String RETRY_MARKER = "Couldn.t connect|Unexpected CM event|ADDR_ERROR|" +
+        "Unable to perform rdma_client function";
+
     /** How often a case runs when perftest's clock calibration fails in the guest (see {@link #calibrationFailed}). */
     private static final int ATTEMPTS = 3;
 
@@ -127,15 +134,33 @@ final class PerftestInterop
         return text.lines().filter(l -> l.contains(containing)).findFirst().orElse("");
     }
 
+    /**
+     * @return true for a -R case: the exchange runs over rdma_cm on the tunnel (the guest's and the link's IP
+     *     addresses), not over TCP through QEMU's port forwarding.
+     */
+    private static boolean rdmaCm(final Case c)
+    {
+        return List.of(c.options().trim().split("\\s+")).contains("-R");
+    }
+
     private static Attempt attemptAsClient(final RxePeer peer, final Case c) throws IOException
     {
         peer.kill("pt");
         peer.start("pt", "ib_" + c.tool() + " -d rxe0 -x " + peer.ready().ipv4GidIndex() + " " + c.options());
-        peer.awaitGuestListening(PERFTEST_PORT, Duration.ofSeconds(60));
         final List<String> args = roceArgs(peer, c);
         args.add("-p");
-        args.add(Integer.toString(peer.forwardedPort(PERFTEST_PORT)));
-        args.add("127.0.0.1");
+        if (rdmaCm(c))
+        {
+            awaitCmListening(peer, PERFTEST_PORT);
+            args.add(Integer.toString(PERFTEST_PORT));
+            args.add(peer.options().guestAddress());
+        }
+        else
+        {
+            peer.awaitGuestListening(PERFTEST_PORT, Duration.ofSeconds(60));
+            args.add(Integer.toString(peer.forwardedPort(PERFTEST_PORT)));
+            args.add("127.0.0.1");
+        }
         final Result roce = runRoce(args);
         final int rxeExit = peer.waitFor("pt", RUN_TIMEOUT);
         return new Attempt(roce, rxeExit, peer.log("pt"));
@@ -148,14 +173,25 @@ final class PerftestInterop
         args.add("-p");
         args.add(Integer.toString(hostPort));
         final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
-        final String address = peer.hostAddressForGuest(hostPort);
-        final String host = address.substring(0, address.lastIndexOf(':'));
+        final boolean cm = rdmaCm(c);
+        final String host;
+        if (cm)
+        {
+            // -R: perftest connects over rdma_cm to roce4j's address on the tunnel.
+            host = peer.options().linkIp();
+        }
+        else
+        {
+            final String address = peer.hostAddressForGuest(hostPort);
+            host = address.substring(0, address.lastIndexOf(':'));
+        }
         peer.kill("pt");
-        // The Java server may not listen yet: the C client retries its connect a few times in a loop here.
+        // The Java server may not listen yet: the C client retries its connect a few times in a loop here (over
+        // rdma_cm it is rejected with reason 8, or ARP has no answer yet).
         peer.start("pt", "i=0; while [ $i -lt 100 ]; do ib_" + c.tool() + " -d rxe0 -x " +
             peer.ready().ipv4GidIndex() + " " + c.options() + " -p " + hostPort + " " + host + " && exit 0; " +
-            "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pt.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
-            "exit 1");
+            "rc=$?; grep -qE '" + RETRY_MARKER + "' /tmp/roce4j-pt.log || exit $rc; i=$((i+1)); usleep 100000; " +
+            "done; exit 1");
         final int rxeExit = peer.waitFor("pt", RUN_TIMEOUT);
         final Result result;
         try
@@ -168,12 +204,31 @@ final class PerftestInterop
         }
         String rxeOutput = peer.log("pt");
         // Keep only the attempt that connected.
-        final int lastRetry = rxeOutput.lastIndexOf("Couldn't connect");
+        final Matcher retry = Pattern.compile(RETRY_MARKER).matcher(rxeOutput);
+        int lastRetry = -1;
+        while (retry.find())
+        {
+            lastRetry = retry.start();
+        }
         if (lastRetry >= 0)
         {
             rxeOutput = rxeOutput.substring(rxeOutput.indexOf('\n', lastRetry) + 1);
+            if (cm)
+            {
+                // perftest -R prints two more lines after the marker of a failed attempt.
+                rxeOutput = rxeOutput.replaceFirst("^( Unable to init the socket connection\n)?", "");
+            }
         }
         return new Attempt(result, rxeExit, rxeOutput);
+    }
+
+    /** Wait until perftest -R in the guest has its rdma_cm id in LISTEN on the port (iproute2's rdma tool). */
+    private static void awaitCmListening(final RxePeer peer, final int port) throws IOException
+    {
+        final RxePeer.Result result = peer.run("timeout 60 sh -c 'until rdma res show cm_id 2>/dev/null | " +
+            "grep LISTEN | grep -q \":" + port + " \"; do usleep 20000; done'", Duration.ofSeconds(90));
+        assertEquals(0, result.exitCode(), "perftest -R did not listen on " + port + ":\n" + result.output() + "\n" +
+            peer.log("pt"));
     }
 
     private static List<String> roceArgs(final RxePeer peer, final Case c)

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,7 +22,10 @@ import org.roce4j.cli.perf.PerfRun;
 import org.roce4j.cli.perf.PerfSettings;
 import org.roce4j.cli.perf.PerfTest;
 import org.roce4j.cm.perftest.PerftestConnector;
+import org.roce4j.cm.perftest.PerftestRdmaCmChannel;
 import org.roce4j.cm.perftest.PerftestTcpConnector;
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
@@ -39,8 +43,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code roce perf}: perftest's ib_send_bw, ib_write_bw, ib_read_bw, ib_atomic_bw, ib_send_lat, ib_write_lat and
- * ib_read_lat on roce4j, speaking Debian perftest 4.5+0.17's out-of-band exchange (without -R) and printing its
- * report layout, so either side of a perftest run can be roce4j.
+ * ib_read_lat on roce4j, speaking Debian perftest 4.5+0.17's out-of-band exchange (over TCP, or with -R over
+ * rdma_cm with the QPs connected by rdma_cm) and printing its report layout, so either side of a perftest run can be
+ * roce4j.
  */
 @Command(
     name = "perf",
@@ -48,11 +53,14 @@ import picocli.CommandLine.Spec;
     description = {
         "Measure bandwidth or latency with a perftest peer, like ib_<test> (perftest 4.5), same options and output.",
         "Without a server name it is the server and waits for a client; with one it connects to it.",
+        "With -R the exchange and the QPs' connection go over rdma_cm (server name: the peer's RoCE IP address).",
         "With --link memory and no server name it runs both sides in this process over the in-memory fabric."})
 public final class PerfCommand implements Callable<Integer>
 {
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
+    /** The in-process server's address on the memory fabric. */
+    private static final String SERVER_IP = "192.168.77.1";
 
     @Spec
     private CommandSpec spec;
@@ -149,7 +157,8 @@ public final class PerfCommand implements Callable<Integer>
         "MiB/sec")
     private boolean reportGbits;
 
-    @Option(names = {"-R", "--rdma_cm"}, description = "connect with rdma_cm: not supported yet")
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect the QPs with rdma_cm and run the exchange over " +
+        "an rdma_cm connection on the -p port, as perftest's -R (RC only)")
     private boolean rdmaCm;
 
     @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
@@ -211,6 +220,14 @@ public final class PerfCommand implements Callable<Integer>
     {
         final Duration timeout = Duration.ofMillis(timeoutMs);
         final String name = null != ibDev ? ibDev : device.name();
+        if (rdmaCm)
+        {
+            try (RdmaCm cm = RdmaCm.open(device))
+            {
+                return new PerfRun(device, settings, rdmaCmConnector(cm, settings.isClient() ? server : null),
+                    name, out, err, idleStrategy()).run();
+            }
+        }
         if (settings.isClient())
         {
             final PerftestConnector connector = PerftestTcpConnector.client(server, port, true, timeout, timeout);
@@ -223,6 +240,35 @@ public final class PerfCommand implements Callable<Integer>
             final PerftestConnector connector = PerftestTcpConnector.server(listener, true, timeout);
             return new PerfRun(device, settings, connector, name, out, err, idleStrategy()).run();
         }
+    }
+
+    /**
+     * perftest -R's exchange: the client connects over rdma_cm to the server's IP on the -p port; the server listens
+     * on that port (any of its addresses) and accepts one client, then the test's connections on the same listener.
+     */
+    private PerftestConnector rdmaCmConnector(final RdmaCm cm, final String host) throws IOException
+    {
+        final Duration timeout = Duration.ofMillis(timeoutMs);
+        if (null != host)
+        {
+            final InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), port);
+            return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, timeout);
+        }
+        // rdma_listen(num_of_qps) in perftest; here the exchange's request comes to the same listener as well.
+        final RdmaCmId listener = cm.createId().listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
+            qps + 1);
+        return () ->
+        {
+            try
+            {
+                return PerftestRdmaCmChannel.accept(cm, listener, timeout);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                listener.destroy();
+                throw ex;
+            }
+        };
     }
 
     /**
@@ -242,11 +288,6 @@ public final class PerfCommand implements Callable<Integer>
 
     private PerfSettings settings()
     {
-        if (rdmaCm)
-        {
-            throw new IllegalArgumentException("-R (rdma_cm) is not supported yet: run both sides without -R (the " +
-                "TCP exchange)");
-        }
         if (1 != ibPort)
         {
             throw new IllegalArgumentException("-i " + ibPort + ": roce4j devices have one port, 1");
@@ -264,7 +305,7 @@ public final class PerfCommand implements Callable<Integer>
             .txDepth(null == txDepth ? -1 : txDepth).rxDepth(null == rxDepth ? -1 : rxDepth)
             .cqMod(null == cqMod ? -1 : cqMod).atomicType(parseAtomic(atomicType)).reportGbits(reportGbits)
             .duplex(bidirectional).noPeak(noPeak).outReads(outReads).qpTimeout(qpTimeout).serviceLevel(sl)
-            .json(json).timeoutMs(timeoutMs).build();
+            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).build();
         settings.resolve(org.roce4j.verbs.DeviceAttributes.MAX_QP_RD_ATOM);
         return settings;
     }
@@ -343,9 +384,13 @@ public final class PerfCommand implements Callable<Integer>
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
         final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
-            Ipv4Header.parseAddress("192.168.77.1")), linkMtu);
+            Ipv4Header.parseAddress(SERVER_IP)), linkMtu);
         final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
             Ipv4Header.parseAddress("192.168.77.2")), linkMtu);
+        if (rdmaCm)
+        {
+            return runInProcessRdmaCm(settings, serverLink, clientLink, out, err);
+        }
         final Duration timeout = Duration.ofMillis(timeoutMs);
         final StringWriter serverText = new StringWriter();
         final StringWriter serverErr = new StringWriter();
@@ -381,6 +426,83 @@ public final class PerfCommand implements Callable<Integer>
             }
             awaitServer(serverRun);
         }
+        printServer(serverText, serverErr, outcomes, out, err);
+        return 0;
+    }
+
+    /**
+     * Both roles over the in-memory fabric with -R: each device has its rdma_cm; the client connects to the server's
+     * fabric address.
+     */
+    private int runInProcessRdmaCm(final PerfSettings settings, final Link serverLink, final Link clientLink,
+        final PrintWriter out, final PrintWriter err) throws IOException
+    {
+        final StringWriter serverText = new StringWriter();
+        final StringWriter serverErr = new StringWriter();
+        final PerfOutcome[] outcomes = new PerfOutcome[2];
+        final CountDownLatch listening = new CountDownLatch(1);
+        final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
+        {
+            try (RdmaDevice device = RdmaDevice.open(serverLink, deviceOptions());
+                RdmaCm cm = RdmaCm.open(device))
+            {
+                final PrintWriter serverErrWriter = new PrintWriter(serverErr, true);
+                final PerftestConnector connector;
+                try
+                {
+                    connector = rdmaCmConnector(cm, null);
+                }
+                finally
+                {
+                    listening.countDown();
+                }
+                outcomes[1] = new PerfRun(device, settings.copy().server(null), connector,
+                    null != ibDev ? ibDev : device.name(), new PrintWriter(serverText, true), serverErrWriter,
+                    idleStrategy()).run();
+                printCounters(device, serverErrWriter);
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("server: " + ex.getMessage(), ex);
+            }
+        });
+        try (RdmaDevice device = RdmaDevice.open(clientLink, deviceOptions());
+            RdmaCm cm = RdmaCm.open(device))
+        {
+            awaitListening(listening);
+            outcomes[0] = new PerfRun(device, settings.copy().server(SERVER_IP), rdmaCmConnector(cm, SERVER_IP),
+                null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
+            printCounters(device, err);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            serverRun.cancel(true);
+            throw ex;
+        }
+        awaitServer(serverRun);
+        printServer(serverText, serverErr, outcomes, out, err);
+        return 0;
+    }
+
+    private void awaitListening(final CountDownLatch listening) throws IOException
+    {
+        try
+        {
+            if (!listening.await(timeoutMs, TimeUnit.MILLISECONDS))
+            {
+                throw new IOException("the in-process server did not listen within " + timeoutMs + " ms");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", ex);
+        }
+    }
+
+    private void printServer(final StringWriter serverText, final StringWriter serverErr,
+        final PerfOutcome[] outcomes, final PrintWriter out, final PrintWriter err)
+    {
         for (final String line : serverText.toString().split("\n", -1))
         {
             if (!line.isEmpty() || !json)
@@ -400,7 +522,6 @@ public final class PerfCommand implements Callable<Integer>
             out.println("[" + outcomes[0].toJson() + ",\n" + outcomes[1].toJson() + "]");
         }
         out.flush();
-        return 0;
     }
 
     private void printCounters(final RdmaDevice device, final PrintWriter err)

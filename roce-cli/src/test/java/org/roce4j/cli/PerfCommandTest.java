@@ -156,6 +156,30 @@ class PerfCommandTest
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"write_lat, -s 2 -n 100 -R", "send_bw, -s 4096 -n 200 -R", "send_bw, -s 1024 -n 100 -q 2 -R",
+        "read_bw, -s 1024 -n 100 -R"})
+    void rdmaCmConnectsTheQpsAndCarriesTheExchange(final String tool, final String options)
+    {
+        final Cli.Result result = run(tool, options);
+        assertEquals(0, result.exitCode(), result.out() + result.err());
+        final String[] sides = splitSides(result.out());
+        final int qps = options.contains("-q 2") ? 2 : 1;
+        for (int side = 0; side < 2; side++)
+        {
+            assertTrue(sides[side].contains(" rdma_cm QPs\t : ON\n Data ex. method : rdma_cm\n"), sides[side]);
+            final Matcher line = (tool.endsWith("_lat") ? LAT_LINE : BW_LINE).matcher(sides[side]);
+            assertTrue(line.find(), "no result line on side " + side + ":\n" + result.out());
+            assertEquals(iterations(options) * qps, Long.parseLong(line.group(2)), result.out());
+        }
+        assertTrue(sides[1].contains(" Waiting for client rdma_cm QP to connect\n"), sides[1]);
+        // The QP numbers each side printed for the peer are the peer's own: the records crossed over rdma_cm.
+        final Matcher clientLocal = Pattern.compile("local address: LID 0000 QPN (0x[0-9a-f]+)").matcher(sides[0]);
+        final Matcher serverRemote = Pattern.compile("remote address: LID 0000 QPN (0x[0-9a-f]+)").matcher(sides[1]);
+        assertTrue(clientLocal.find() && serverRemote.find(), result.out());
+        assertEquals(clientLocal.group(1), serverRemote.group(1), result.out());
+    }
+
     @Test
     void countersShowWhatEachDeviceDid()
     {
@@ -179,7 +203,8 @@ class PerfCommandTest
         "write_bw  | -A CMP_AND_SWAP    | You are not running the atomic_lat/bw test",
         "write_lat | -q 2               | Multiple QPs only available on bw tests",
         "send_bw   | -a -D 4            | Duration mode currently doesn't support running on all sizes",
-        "write_bw  | -R                 | -R (rdma_cm) is not supported yet",
+        "send_bw   | -R -c UC           | UC is not supported in librdmacm",
+        "send_bw   | -R -c UD           | roce4j's rdma_cm, which connects RC only",
         "fetch_bw  | -n 5               | unknown test 'fetch_bw'"})
     void refusesWhatPerftestRefuses(final String tool, final String options, final String reason)
     {

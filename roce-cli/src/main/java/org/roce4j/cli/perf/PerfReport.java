@@ -98,9 +98,16 @@ public final class PerfReport
         {
             sb.append(" Outstand reads  : ").append(r.outReads).append('\n');
         }
-        sb.append(" rdma_cm QPs\t : OFF\n");
-        sb.append(" Data ex. method : Ethernet\n");
-        sb.append(RESULT_LINE).append('\n');
+        sb.append(" rdma_cm QPs\t : ").append(r.rdmaCm ? "ON" : "OFF").append('\n');
+        sb.append(" Data ex. method : ").append(r.rdmaCm ? "rdma_cm" : "Ethernet");
+        if (r.rdmaCm && !r.client)
+        {
+            // ctx_print_test_info: the -R server's hint (printed after the connection in perftest 4.5 as well).
+            sb.append('\n').append(RESULT_LINE).append('\n');
+            sb.append(" Waiting for client rdma_cm QP to connect\n");
+            sb.append(" Please run the same command with the IB/RoCE interface IP");
+        }
+        sb.append('\n').append(RESULT_LINE).append('\n');
         return sb.toString();
     }
 

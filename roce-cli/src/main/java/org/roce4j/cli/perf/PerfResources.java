@@ -83,7 +83,11 @@ final class PerfResources
                 // perftest's GRH: hop limit 0xFF, traffic class 0 (ctx_modify_qp_to_rtr).
                 .hopLimit(0xFF).serviceLevel(r.serviceLevel).accessFlags(qpAccess(r.test.verb()))
                 .timeout(r.qpTimeout).retries(RETRIES, RETRIES).minRnrTimer(QpSetup.DEFAULT_MIN_RNR_TIMER);
-            setups[i].toInit(qps[i]);
+            if (!r.rdmaCm)
+            {
+                // With -R the QP stays in RESET: rdma_cm moves it to INIT, RTR and RTS (rdma_create_qp, accept).
+                setups[i].toInit(qps[i]);
+            }
             // set_up_connection: psn = lrand48() & 0xffffff.
             final int psn = ThreadLocalRandom.current().nextInt() & 0xFF_FFFF;
             local[i] = new PerftestDest(0, r.outReads, qps[i].qpNum(), psn, mrs[i].rkey(), mrs[i].address(buffSize),

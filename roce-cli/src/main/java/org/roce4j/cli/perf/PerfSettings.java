@@ -84,6 +84,7 @@ public final class PerfSettings
     int qpTimeout = DEFAULT_QP_TIMEOUT;
     int serviceLevel;
     boolean json;
+    boolean rdmaCm;
     long timeoutMs = 30_000;
 
     /**
@@ -116,6 +117,7 @@ public final class PerfSettings
         c.qpTimeout = qpTimeout;
         c.serviceLevel = serviceLevel;
         c.json = json;
+        c.rdmaCm = rdmaCm;
         c.timeoutMs = timeoutMs;
         return c;
     }
@@ -408,6 +410,16 @@ public final class PerfSettings
         }
 
         /**
+         * @param rdmaCm connect the QPs and run the exchange over rdma_cm (-R).
+         * @return this.
+         */
+        public Builder rdmaCm(final boolean rdmaCm)
+        {
+            s.rdmaCm = rdmaCm;
+            return this;
+        }
+
+        /**
          * @param timeoutMs longest wait without progress.
          * @return this.
          */
@@ -481,6 +493,15 @@ public final class PerfSettings
         {
             throw new IllegalArgumentException(" Invalid Connection type. roce4j runs RC, UC and UD");
         }
+        if (rdmaCm && QpType.UC == connection)
+        {
+            throw new IllegalArgumentException(" UC is not supported in librdmacm");
+        }
+        if (rdmaCm && QpType.UD == connection)
+        {
+            throw new IllegalArgumentException(" -R with UD (rdma_cm's RDMA_PS_UDP, SIDR) is not supported by " +
+                "roce4j's rdma_cm, which connects RC only");
+        }
         if (-1 != size && (size < 1 || size > 0xFFFF_FFFFL / 2))
         {
             throw new IllegalArgumentException(" Message Size should be between 1 and " + 0xFFFF_FFFFL / 2);
@@ -531,6 +552,7 @@ public final class PerfSettings
         r.qpTimeout = qpTimeout;
         r.serviceLevel = serviceLevel;
         r.json = json;
+        r.rdmaCm = rdmaCm;
         r.timeoutMs = timeoutMs;
         r.requestedMtu = mtuBytes;
         r.gidIndex = gidIndex;
@@ -626,6 +648,7 @@ public final class PerfSettings
         int qpTimeout;
         int serviceLevel;
         boolean json;
+        boolean rdmaCm;
         long timeoutMs;
         int requestedMtu;
         int gidIndex;

@@ -828,14 +828,18 @@ final class Responder
                 flags |= WorkCompletion.FLAG_WITH_INV;
             }
             final int byteLen = writeWithImm ? (int)resp.writeLength : (int)resp.messageOffset;
-            final boolean posted = qp.recvCq.offer(wqe.wrId, status,
-                writeWithImm ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, byteLen,
-                opcode.hasImmediate() ? pkt.immDt().immediate() : 0, qp.qpn, srcQp, flags,
-                0 != (flags & WorkCompletion.FLAG_WITH_INV) ? resp.invalidatedRkey : 0);
+            final long wrId = wqe.wrId;
+            // Free the slot before the completion is visible (rxe's do_complete advances the receive queue's
+            // consumer, then posts the CQE): a poster that reposts on seeing the completion finds room for it. The
+            // slot may be refilled at once, so nothing of the WQE is read after this.
             if (null == qp.srq)
             {
                 resp.recvQueue.consume();
             }
+            final boolean posted = qp.recvCq.offer(wrId, status,
+                writeWithImm ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, byteLen,
+                opcode.hasImmediate() ? pkt.immDt().immediate() : 0, qp.qpn, srcQp, flags,
+                0 != (flags & WorkCompletion.FLAG_WITH_INV) ? resp.invalidatedRkey : 0);
             resp.recvWqe = null;
             resp.messageOffset = 0;
             if (!posted)
@@ -1073,7 +1077,7 @@ final class Responder
         {
             if (null != resp.recvWqe)
             {
-                flushOne(qp, resp.recvWqe);
+                flushOne(qp, resp.recvWqe.wrId);
                 flushed++;
             }
         }
@@ -1083,8 +1087,10 @@ final class Responder
             RecvWqe wqe;
             while (null != (wqe = queue.peek()))
             {
-                flushOne(qp, wqe);
+                // Consume first, as complete() does: the completion must not show before the slot is free.
+                final long wrId = wqe.wrId;
                 queue.consume();
+                flushOne(qp, wrId);
                 flushed++;
             }
         }
@@ -1094,9 +1100,9 @@ final class Responder
         return flushed;
     }
 
-    private void flushOne(final QpContext qp, final RecvWqe wqe)
+    private void flushOne(final QpContext qp, final long wrId)
     {
-        if (qp.recvCq.offer(wqe.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpn, 0, 0, 0))
+        if (qp.recvCq.offer(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpn, 0, 0, 0))
         {
             counters.increment(TransportCounter.ERROR_COMPLETIONS);
         }

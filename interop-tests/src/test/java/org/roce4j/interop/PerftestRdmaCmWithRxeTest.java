@@ -1,0 +1,47 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@code roce perf -R} against Debian's perftest 4.5+0.17 with -R in the rxe guest: the exchange runs over its own
+ * rdma_cm connection on perftest's port and the test's QP is connected by rdma_cm (rxe's kernel CM on the other
+ * side), for ib_write_lat and ib_send_bw, roce4j as client of the guest's server and as server for the guest's
+ * client. Both sides must exit 0 and report the right iteration count with sane figures; the 2-byte runs are
+ * recorded and every ICRC checked (QP1's MADs included).
+ */
+@RxePeerTest
+class PerftestRdmaCmWithRxeTest
+{
+    private static final int ITERATIONS = 1000;
+    private RxePeer peer;
+
+    @ParameterizedTest(name = "{0} -R {1} B, roce4j as {2}")
+    @CsvSource({
+        "write_lat, 2, client", "write_lat, 2, server", "write_lat, 4096, client", "write_lat, 4096, server",
+        "send_bw, 2, client", "send_bw, 2, server", "send_bw, 65536, client", "send_bw, 65536, server"})
+    void perftestOverRdmaCm(final String tool, final int size, final String role) throws IOException
+    {
+        assertEquals(1024, peer.ready().activeMtu());
+        final PerftestInterop.Case c = new PerftestInterop.Case("PerftestRdmaCmWithRxeTest-" + tool + "-" + size +
+            "-" + role, tool, "-R -s " + size + " -n " + ITERATIONS, new long[] {size}, ITERATIONS, 2 == size);
+        final PerftestInterop.Outcome outcome = "client".equals(role) ?
+            PerftestInterop.roceAsClient(peer, c) : PerftestInterop.roceAsServer(peer, c);
+        final String both = outcome.roceOutput() + "\n--- ib_" + tool + ":\n" + outcome.rxeOutput();
+        assertContains(outcome.roceOutput(), " rdma_cm QPs\t : ON\n Data ex. method : rdma_cm", both);
+        assertContains(outcome.rxeOutput(), " rdma_cm QPs\t : ON\n Data ex. method : rdma_cm", both);
+        System.out.println(c.name() + ": " + outcome.elapsedMs() + " ms" + (outcome.frames() >= 0 ? ", " +
+            outcome.frames() + " RoCE frames, all ICRCs good" : "") + (outcome.attempts() > 1 ? " (" +
+            outcome.attempts() + " attempts)" : "") + (outcome.recovery().isEmpty() ? "" : ", roce4j recovered: " +
+            outcome.recovery()));
+    }
+
+    private static void assertContains(final String text, final String part, final String context)
+    {
+        org.junit.jupiter.api.Assertions.assertTrue(text.contains(part), "missing '" + part + "' in:\n" + context);
+    }
+}
