@@ -103,7 +103,11 @@ public final class RoceFrameBuilder
     public RoceFrameBuilder ethernet(final long destination, final long source)
     {
         expect(STAGE_WRAPPED);
-        ethernet.wrap(buffer, frameOffset).destination(destination).source(source);
+        ethernet.wrap(buffer, frameOffset);
+        // The two MACs as 8 + 4 bytes (two stores instead of four): destination and the source's top 16 bits,
+        // then the source's low 32 bits.
+        buffer.putLong(frameOffset, (destination << 16) | ((source >>> 32) & 0xFFFF), BIG_ENDIAN);
+        buffer.putInt(frameOffset + EthernetHeader.SOURCE_OFFSET + 2, (int)source, BIG_ENDIAN);
         vlanTagged = false;
         ipOffset = frameOffset + EthernetHeader.LENGTH;
         stage = STAGE_ETHERNET;
@@ -140,19 +144,34 @@ public final class RoceFrameBuilder
      */
     public RoceFrameBuilder ipv4(final int source, final int destination)
     {
+        return ipv4(source, destination, 0, DEFAULT_TTL);
+    }
+
+    /**
+     * IPv4 header without options: ID 0, DF set, protocol UDP, the given TOS and TTL. Lengths and checksum come in
+     * {@link #finish()}.
+     *
+     * @param source      address as a big-endian int.
+     * @param destination address as a big-endian int.
+     * @param tos         DSCP and ECN byte, 0..255.
+     * @param ttl         time to live, 0..255.
+     * @return this.
+     */
+    public RoceFrameBuilder ipv4(final int source, final int destination, final int tos, final int ttl)
+    {
         expect(STAGE_ETHERNET);
         writeEtherType(EthernetHeader.ETHERTYPE_IPV4);
-        ipv4.wrap(buffer, ipOffset)
-            .versionAndHeaderLength(Ipv4Header.LENGTH / 4)
-            .tos(0)
-            .totalLength(0)
-            .identification(0)
-            .flagsAndFragmentOffset(Ipv4Header.FLAG_DONT_FRAGMENT)
-            .ttl(DEFAULT_TTL)
-            .protocol(Ipv4Header.PROTOCOL_UDP)
-            .checksum(0)
-            .source(source)
-            .destination(destination);
+        ipv4.wrap(buffer, ipOffset);
+        // RFC 791 header as its five 32-bit words (one store each instead of a store per field): version 4 and
+        // IHL 5 words | TOS | total length (0 until finish()); ID 0 | DF, fragment offset 0; TTL | protocol |
+        // checksum (0 until finish()); source; destination.
+        final int at = ipOffset;
+        buffer.putInt(at, (4 << 28) | ((Ipv4Header.LENGTH / 4) << 24) | ((tos & 0xFF) << 16), BIG_ENDIAN);
+        buffer.putInt(at + Ipv4Header.IDENTIFICATION_OFFSET, Ipv4Header.FLAG_DONT_FRAGMENT, BIG_ENDIAN);
+        buffer.putInt(at + Ipv4Header.TTL_OFFSET, ((ttl & 0xFF) << 24) | (Ipv4Header.PROTOCOL_UDP << 16),
+            BIG_ENDIAN);
+        buffer.putInt(at + Ipv4Header.SOURCE_OFFSET, source, BIG_ENDIAN);
+        buffer.putInt(at + Ipv4Header.DESTINATION_OFFSET, destination, BIG_ENDIAN);
         ipVersion = 4;
         udpOffset = ipOffset + Ipv4Header.LENGTH;
         stage = STAGE_IP;
@@ -195,11 +214,10 @@ public final class RoceFrameBuilder
     public RoceFrameBuilder udp(final int sourcePort)
     {
         expect(STAGE_IP);
-        udp.wrap(buffer, udpOffset)
-            .sourcePort(sourcePort)
-            .destinationPort(UdpHeader.ROCE_V2_PORT)
-            .datagramLength(0)
-            .checksum(0);
+        udp.wrap(buffer, udpOffset);
+        // Two 32-bit words: source port | destination port; length (0 until finish()) | checksum 0.
+        buffer.putInt(udpOffset, ((sourcePort & 0xFFFF) << 16) | UdpHeader.ROCE_V2_PORT, BIG_ENDIAN);
+        buffer.putInt(udpOffset + UdpHeader.LENGTH_OFFSET, 0, BIG_ENDIAN);
         bthOffset = udpOffset + UdpHeader.LENGTH;
         stage = STAGE_UDP;
         return this;
@@ -221,10 +239,9 @@ public final class RoceFrameBuilder
             throw new IllegalArgumentException("bth() needs an opcode, got null");
         }
         this.opcode = opcode;
-        bth.wrap(buffer, bthOffset)
-            .opcode(opcode.code())
-            .flags(0)
-            .pkey(BthHeader.DEFAULT_PKEY);
+        bth.wrap(buffer, bthOffset);
+        // IBA 5.2.1 BTH first word: opcode | SE, M, PadCnt, TVer all 0 | P_Key, in one 32-bit store.
+        buffer.putInt(bthOffset, ((opcode.code() & 0xFF) << 24) | BthHeader.DEFAULT_PKEY, BIG_ENDIAN);
         // Byte 4 (FECN/BECN/Resv6a) and byte 8 (AckReq/Resv7) are written whole by the 32-bit stores.
         buffer.putInt(bthOffset + BthHeader.FECN_BECN_OFFSET, destQp & BthHeader.MASK_24, BIG_ENDIAN);
         buffer.putInt(bthOffset + BthHeader.ACK_REQ_OFFSET, psn & BthHeader.MASK_24, BIG_ENDIAN);

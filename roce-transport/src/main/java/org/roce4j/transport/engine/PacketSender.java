@@ -66,8 +66,7 @@ final class PacketSender
         }
         else
         {
-            builder.ipv4(address.sourceIpv4(), address.destinationIpv4());
-            builder.ipv4Header().tos(address.trafficClass()).ttl(address.hopLimit());
+            builder.ipv4(address.sourceIpv4(), address.destinationIpv4(), address.trafficClass(), address.hopLimit());
         }
         builder.udp(address.udpSourcePort()).bth(opcode, destQp, psn);
         return true;
