@@ -4,11 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
+import static org.roce4j.transport.link.udp.LinuxMmsg.*;
 
 /**
  * A vector of receive slots for recvmmsg(2), called from the calling thread (the engine's) on a socket someone
@@ -16,7 +15,7 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * the caller's memory, so datagrams land where the caller wants them (behind room for synthetic headers) and are
  * copied once, by the kernel. Every structure is preallocated in native memory: no allocation per call.
  *
- * <p>Layouts as in {@link LinuxSendmmsg} (LP64 Linux): {@code struct mmsghdr} is a 56-byte {@code msghdr}
+ * <p>Layouts in {@link LinuxMmsg} (LP64 Linux): {@code struct mmsghdr} is a 56-byte {@code msghdr}
  * followed by {@code unsigned int msg_len}, padded to 64; the sender's address comes back in a
  * {@code sockaddr_in} per slot and truncation as MSG_TRUNC in {@code msg_flags}.
  *
@@ -27,40 +26,12 @@ final class LinuxRecvmmsg
     /** MSG_TRUNC (bits/socket.h): the datagram was longer than the slot. */
     static final int MSG_TRUNC = 0x20;
 
-    private static final int MMSGHDR_LENGTH = 64;
-    private static final int IOVEC_LENGTH = 16;
-    private static final int SOCKADDR_IN_LENGTH = 16;
-    private static final int MSG_NAME_OFFSET = 0;
-    private static final int MSG_NAMELEN_OFFSET = 8;
-    private static final int MSG_IOV_OFFSET = 16;
-    private static final int MSG_IOVLEN_OFFSET = 24;
-    private static final int MSG_FLAGS_OFFSET = 48;
-    private static final int MSG_LEN_OFFSET = 56;
-    private static final int IOV_BASE_OFFSET = 0;
-    private static final int IOV_LEN_OFFSET = 8;
-    private static final int SIN_PORT_OFFSET = 2;
-    private static final int SIN_ADDR_OFFSET = 4;
 
     private static final Throwable UNAVAILABILITY_CAUSE;
 
     static
     {
-        Throwable cause = null;
-        try
-        {
-            if (!Platform.isLinux() || !Platform.is64Bit())
-            {
-                throw new UnsupportedOperationException(
-                    "recvmmsg structures are laid out for 64-bit Linux; this is " + System.getProperty("os.name") +
-                    " " + System.getProperty("os.arch"));
-            }
-            Native.register(LinuxRecvmmsg.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-        }
-        catch (final Throwable ex)
-        {
-            cause = ex;
-        }
-        UNAVAILABILITY_CAUSE = cause;
+        UNAVAILABILITY_CAUSE = LinuxMmsg.registerWithLibc(LinuxRecvmmsg.class, "recvmmsg");
     }
 
     private final int capacity;

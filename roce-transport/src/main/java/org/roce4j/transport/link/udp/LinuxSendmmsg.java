@@ -4,11 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Platform;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
+import static org.roce4j.transport.link.udp.LinuxMmsg.*;
 
 /**
  * A batch of datagrams for sendmmsg(2), sent from the calling thread on a socket someone else owns (here: the
@@ -19,21 +18,7 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * This class calls libc through a JNA direct mapping (JNA already comes with Pcap4J) with every structure
  * preallocated in native memory: no allocation, no copy, one system call per batch.
  *
- * <p>Layouts are the LP64 Linux ones (x86-64 and aarch64):
- * <pre>
- * struct mmsghdr  { struct msghdr msg_hdr;  // 56 bytes
- *                   unsigned int msg_len; } // + 4, padded to 64
- * struct msghdr   { void *msg_name;         //  0
- *                   socklen_t msg_namelen;  //  8
- *                   struct iovec *msg_iov;  // 16
- *                   size_t msg_iovlen;      // 24
- *                   void *msg_control;      // 32
- *                   size_t msg_controllen;  // 40
- *                   int msg_flags; }        // 48
- * struct iovec    { void *iov_base; size_t iov_len; }             // 16 bytes
- * struct sockaddr_in { sa_family_t family; in_port_t port;         // host order, network order
- *                      struct in_addr addr; char zero[8]; }        // network order; 16 bytes
- * </pre>
+ * <p>Layouts: the LP64 Linux ones (x86-64 and aarch64), in {@link LinuxMmsg}.
  *
  * <p>Not thread safe: one batch per sending thread.
  */
@@ -50,17 +35,6 @@ final class LinuxSendmmsg
     /** Largest vlen the kernel accepts (UIO_MAXIOV). */
     static final int MAX_VLEN = 1024;
 
-    private static final int MMSGHDR_LENGTH = 64;
-    private static final int IOVEC_LENGTH = 16;
-    private static final int SOCKADDR_IN_LENGTH = 16;
-    private static final int MSG_NAME_OFFSET = 0;
-    private static final int MSG_NAMELEN_OFFSET = 8;
-    private static final int MSG_IOV_OFFSET = 16;
-    private static final int MSG_IOVLEN_OFFSET = 24;
-    private static final int IOV_BASE_OFFSET = 0;
-    private static final int IOV_LEN_OFFSET = 8;
-    private static final int SIN_PORT_OFFSET = 2;
-    private static final int SIN_ADDR_OFFSET = 4;
     /** AF_INET (bits/socket.h). */
     private static final short AF_INET = 2;
 
@@ -68,22 +42,7 @@ final class LinuxSendmmsg
 
     static
     {
-        Throwable cause = null;
-        try
-        {
-            if (!Platform.isLinux() || !Platform.is64Bit())
-            {
-                throw new UnsupportedOperationException(
-                    "sendmmsg structures are laid out for 64-bit Linux; this is " + System.getProperty("os.name") +
-                    " " + System.getProperty("os.arch"));
-            }
-            Native.register(LinuxSendmmsg.class, NativeLibrary.getInstance(Platform.C_LIBRARY_NAME));
-        }
-        catch (final Throwable ex)
-        {
-            cause = ex;
-        }
-        UNAVAILABILITY_CAUSE = cause;
+        UNAVAILABILITY_CAUSE = LinuxMmsg.registerWithLibc(LinuxSendmmsg.class, "sendmmsg");
     }
 
     private final int capacity;
