@@ -13,8 +13,19 @@ public final class AccessFlags
     public static final int REMOTE_READ = 1 << 2;
     /** IBV_ACCESS_REMOTE_ATOMIC: peers may run atomics on it (needs LOCAL_WRITE). */
     public static final int REMOTE_ATOMIC = 1 << 3;
-    /** All flags roce4j implements. */
+    /** All ibv_access_flags roce4j implements, for memory regions and QPs. */
     public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+    /**
+     * roce4j registration flag, not an ibv_access_flags value (it sits above their range, IBV_ACCESS_OPTIONAL_RANGE
+     * 0x3ff00000): a peer's SEND with Invalidate naming this region's rkey may invalidate it. Only memory registered
+     * for remote invalidation may be invalidated from the wire: in rxe, MRs made by fast registration
+     * (IB_MR_TYPE_MEM_REG, rxe_invalidate_mr) and memory windows; an ordinary MR named by an IETH is the class J
+     * error (rxe RESPST_ERR_INVALIDATE_RKEY: IB_WC_REM_INV_REQ_ERR and the QP to the error state). roce4j has no
+     * fast registration work request, so a region asks for this at registration. Memory regions only.
+     */
+    public static final int REMOTE_INVALIDATE = 1 << 30;
+    /** Every flag a memory region may be registered with. */
+    public static final int ALL_MR = ALL | REMOTE_INVALIDATE;
 
     private AccessFlags()
     {
@@ -31,9 +42,10 @@ public final class AccessFlags
         append(sb, flags, REMOTE_WRITE, "REMOTE_WRITE");
         append(sb, flags, REMOTE_READ, "REMOTE_READ");
         append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
-        if (0 != (flags & ~ALL))
+        append(sb, flags, REMOTE_INVALIDATE, "REMOTE_INVALIDATE");
+        if (0 != (flags & ~ALL_MR))
         {
-            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
+            append(sb, flags, flags & ~ALL_MR, "0x" + Integer.toHexString(flags & ~ALL_MR));
         }
         return sb.length() == 0 ? "none" : sb.toString();
     }

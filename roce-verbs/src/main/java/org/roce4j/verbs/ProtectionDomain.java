@@ -65,7 +65,8 @@ public final class ProtectionDomain
      *
      * @param buffer direct buffer (heap buffers only with {@link DeviceOptions#allowHeapMemory(boolean)} and an
      *               explicit IOVA).
-     * @param access {@link AccessFlags}; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE.
+     * @param access {@link AccessFlags}; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE; with
+     *               {@link AccessFlags#REMOTE_INVALIDATE} a peer's SEND with Invalidate may invalidate the region.
      * @return the region.
      */
     public MemoryRegion registerMemory(final ByteBuffer buffer, final int access)
@@ -200,10 +201,11 @@ public final class ProtectionDomain
      */
     static void checkAccess(final int access)
     {
-        if (0 != (access & ~AccessFlags.ALL))
+        if (0 != (access & ~AccessFlags.ALL_MR))
         {
             throw new IllegalArgumentException("unknown access flag bits 0x" + Integer.toHexString(access &
-                ~AccessFlags.ALL) + " (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC)");
+                ~AccessFlags.ALL_MR) + " (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
+                "REMOTE_INVALIDATE)");
         }
         final int needsLocalWrite = access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         if (0 != needsLocalWrite && 0 == (access & AccessFlags.LOCAL_WRITE))
