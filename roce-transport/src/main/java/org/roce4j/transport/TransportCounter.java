@@ -44,8 +44,18 @@ public enum TransportCounter
     DROP_UD_TOO_LONG,
     /** Duplicate READ or atomic requests with no matching responder resource, or a changed RETH (Class D). */
     DROP_STALE_DUPLICATE,
-    /** Responses that match no outstanding WQE (ghost ACKs, late duplicates). */
+    /**
+     * Responses before the oldest unacknowledged PSN or matching no outstanding WQE: duplicates, such as a repeated
+     * ACK of the last acknowledged PSN or a late, reordered response.
+     */
     DROP_STRAY_RESPONSE,
+    /**
+     * Ghost responses: responses whose PSN is beyond the highest PSN this QP sent, so they answer nothing it sent
+     * (a spoofed or misrouted ACK, NAK, READ or atomic response). Dropped without touching a WQE, the retry state or
+     * the retransmit timer. rxe has no such counter (it takes such a response as acknowledging everything before
+     * it); qib and hfi1 ignore these "invalid responses" silently.
+     */
+    GHOST_RESPONSES,
     /** Responses with an opcode sequence the completer cannot accept. */
     DROP_BAD_RESPONSE,
 

@@ -5,6 +5,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.QpState;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.WcOpcode;
@@ -99,12 +102,12 @@ class RcOperationsTest
     }
 
     @Test
-    void sendWithInvalidateInvalidatesTheRemoteRegion()
+    void sendWithInvalidateInvalidatesARegionRegisteredForRemoteInvalidation()
     {
         final VerbsFixture.Pair c = fx.connect(QpType.RC);
         final MemoryRegion src = register(fx.pdA, 64, ALL_ACCESS);
         final MemoryRegion dst = register(fx.pdB, 64, ALL_ACCESS);
-        final MemoryRegion exposed = register(fx.pdB, 64, ALL_ACCESS);
+        final MemoryRegion exposed = register(fx.pdB, 64, ALL_ACCESS | AccessFlags.REMOTE_INVALIDATE);
         c.b.qp.postRecv(new RecvWorkRequest().wrId(1).addSge(dst, 0, 64));
         c.a.qp.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND_WITH_INV)
             .invalidateRkey(exposed.rkey()).sendFlags(SendFlags.SIGNALED).addSge(src, 0, 8));
@@ -123,6 +126,26 @@ class RcOperationsTest
         final WorkCompletion write = drain(c.a.sendCq, 1).get(0);
         assertEquals(WcStatus.REM_ACCESS_ERR, write.status());
         assertEquals(3, write.wrId());
+    }
+
+    @Test
+    void sendWithInvalidateNamingAnOrdinaryRegionFailsTheReceiveAndLeavesTheRegionValid()
+    {
+        final VerbsFixture.Pair c = fx.connect(QpType.RC);
+        final MemoryRegion src = register(fx.pdA, 64, ALL_ACCESS);
+        final MemoryRegion dst = register(fx.pdB, 64, ALL_ACCESS);
+        final MemoryRegion ordinary = register(fx.pdB, 64, ALL_ACCESS);
+        c.b.qp.postRecv(new RecvWorkRequest().wrId(1).addSge(dst, 0, 64));
+        c.a.qp.postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND_WITH_INV)
+            .invalidateRkey(ordinary.rkey()).sendFlags(SendFlags.SIGNALED).addSge(src, 0, 8));
+
+        // rxe: only fast-registration MRs and memory windows may be invalidated by a peer; otherwise class J.
+        final WorkCompletion recv = drain(c.b.recvCq, 1).get(0);
+        assertEquals(WcStatus.REM_INV_REQ_ERR, recv.status());
+        assertTrue(ordinary.isValid());
+        assertEquals(QpState.ERR, c.b.qp.state());
+        assertTrue(VerbsFixture.events(fx.b).stream().anyMatch(e -> AsyncEventType.QP_REQ_ERR == e.type() &&
+            c.b.qp.qpNum() == e.element()));
     }
 
     @Test

@@ -26,9 +26,22 @@ import org.roce4j.wire.header.AethHeader;
  *                  \-&gt; COMP_WQE -&gt; GET_WQE   (a later PSN implicitly acknowledges a pending SEND/WRITE)
  * </pre>
  * A response beyond a pending READ or atomic is an implied NAK (IBA 9.7.5.1.2): retry. Retries are go-back-N from
- * the oldest unacknowledged PSN, at most retry_cnt (RNR NAKs: rnr_retry) times; 7 means forever for both, as rxe
- * does. The retransmit timer (4.096 µs × 2^timeout) is pushed forward by every response while packets are
- * outstanding, exactly like rxe's reset_retry_timer.
+ * the oldest unacknowledged PSN, at most retry_cnt times (IBA 9.7.6.1.3: a peer that stops answering fails the WQE
+ * with RETRY_EXC_ERR after about local ACK timeout x (retry_cnt + 1)), RNR NAKs at most rnr_retry times, where 7
+ * means forever (IBA 9.7.5.2.8). rxe also takes a retry_cnt of 7 as forever; roce4j does not unless
+ * {@link EngineConfig#retryCountSevenForever(boolean)} asks for it, or a dead peer would never be noticed (perftest
+ * and ibv_rc_pingpong ask for 7). The retransmit timer (4.096 µs × 2^timeout) is pushed
+ * forward by every response that passes the PSN check while packets are outstanding, like rxe's reset_retry_timer.
+ *
+ * <p>Ghost responses: only a response whose PSN lies in the outstanding range [oldest unacknowledged PSN, highest PSN
+ * sent] may act on the completer; a READ's range ends at its last response PSN. A response beyond the highest PSN
+ * sent answers nothing this QP sent (a ghost: qib and hfi1 rc.c "Ignore invalid responses", a PSN at or after
+ * s_next_psn): it is dropped and counted in {@link TransportCounter#GHOST_RESPONSES}, and touches neither the WQEs
+ * nor the retry state nor the timer. rxe has no such check: its check_psn takes a response beyond a WQE's last PSN as
+ * completing it, so a spoofed ACK ahead of everything completed WQEs whose packets never arrived. A response before
+ * the oldest unacknowledged PSN is a duplicate (a repeated ACK of the last acknowledged PSN, a late response) and is
+ * dropped as {@link TransportCounter#DROP_STRAY_RESPONSE}, as before; it may only complete a WQE whose every PSN was
+ * already acknowledged.
  */
 final class Completer
 {
@@ -63,8 +76,11 @@ final class Completer
         DONE
     }
 
-    /** retry_cnt / rnr_retry value rxe treats as "retry forever" (IBA 9.7.5.2.8 for RNR). */
-    static final int INFINITE_RETRY = 7;
+    /**
+     * The 3-bit count meaning "retry forever": always for rnr_retry (IBA 9.7.5.2.8); for retry_cnt, seven retries
+     * (IBA 9.7.6.1.3) unless {@link EngineConfig#retryCountSevenForever(boolean)} makes it forever as in rxe.
+     */
+    static final int RETRY_FOREVER = 7;
 
     private final RoceEngine engine;
     private final TransportCounters counters;
@@ -86,12 +102,19 @@ final class Completer
     {
         final RequesterState req = qp.req;
         final CompleterState comp = qp.comp;
+        final int psn = pkt.bth().psn();
+        if (Psn.compare(psn, req.highestPsnSent) > 0)
+        {
+            // A ghost: nothing this QP sent has this PSN yet, so no responder can have answered it.
+            counters.increment(TransportCounter.GHOST_RESPONSES);
+            lastFinalState = State.DONE;
+            return;
+        }
         if (req.needRetry)
         {
             // rxe defers responses until the requester has restarted; here the restart happens first.
             engine.requester().retry(qp);
         }
-        final int psn = pkt.bth().psn();
         final Opcode opcode = pkt.opcode();
         final SendQueue sq = qp.sendQueue;
         SendWqe wqe = null;
@@ -136,6 +159,14 @@ final class Completer
                         state = State.ERROR;
                         break;
                     }
+                    if (!wqe.sgl.regionsValid())
+                    {
+                        // The landing buffer was deregistered after the READ started: rxe do_read's copy_data
+                        // fails the lkey lookup, IB_WC_LOC_PROT_ERR.
+                        errorStatus = WcStatus.LOC_PROT_ERR;
+                        state = State.ERROR;
+                        break;
+                    }
                     wqe.sgl.scatter(wqe.length - wqe.resid, pkt.buffer(), pkt.payloadOffset(), length);
                     wqe.resid -= length;
                     counters.add(TransportCounter.PAYLOAD_BYTES_RECEIVED, length);
@@ -162,6 +193,13 @@ final class Completer
                 {
                     final long original = pkt.atomicAckEth().originalData();
                     final MemoryRegionEntry mr = wqe.sgl.firstRegion();
+                    if (!mr.isValid())
+                    {
+                        // As for a READ: the result buffer was deregistered after the atomic started (rxe do_atomic).
+                        errorStatus = WcStatus.LOC_PROT_ERR;
+                        state = State.ERROR;
+                        break;
+                    }
                     // The result lands in host byte order, as a 64-bit integer the application reads.
                     mr.memory().putLong(mr.indexOf(wqe.sgl.address(0)), original, ByteOrder.nativeOrder());
                     state = State.COMP_ACK;
@@ -263,10 +301,11 @@ final class Completer
                 return State.COMP_ACK;
             }
             if (Opcode.RC_ACKNOWLEDGE == opcode && isReadResponseInProgress(qp.comp.lastOpcode) &&
-                AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()))
+                AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()) && Psn.compare(psn, wqe.firstPsn) >= 0)
             {
-                // rxe: a NAK (say a remote access error) may end a READ response in progress. A plain ACK with an
-                // old PSN is only a late, reordered ACK: taking it would end the READ's response sequence.
+                // rxe: a NAK (say a remote access error) may end a READ response in progress; rxe's carries the
+                // READ request's PSN, so it is inside the READ's range, never before it. A plain ACK with an old
+                // PSN is only a late, reordered ACK: taking it would end the READ's response sequence.
                 return State.CHECK_ACK;
             }
             counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
@@ -374,6 +413,10 @@ final class Completer
                     if (Psn.compare(psn, qp.comp.psn) > 0)
                     {
                         qp.comp.psn = psn;
+                        // That is progress, as a completion is: the retry budget counts retries in a row that got
+                        // nothing through, so a dead peer exhausts it while a lossy one that keeps acknowledging
+                        // part of a long message does not (rxe resets it on ACKs only, but never gives up at 7).
+                        resetRetryCounters(qp);
                         wakeRequester(qp);
                     }
                     return State.ERROR_RETRY;
@@ -451,7 +494,8 @@ final class Completer
         }
         if (comp.retryLeft > 0)
         {
-            if (INFINITE_RETRY != qp.attributes.retryCnt)
+            // IBA 9.7.6.1.3: each retry uses one of retry_cnt, 7 included, unless configured to do as rxe does.
+            if (RETRY_FOREVER != qp.attributes.retryCnt || !engine.config().retryCountSevenForever())
             {
                 comp.retryLeft--;
             }
@@ -474,7 +518,7 @@ final class Completer
         final CompleterState comp = qp.comp;
         if (comp.rnrRetryLeft > 0)
         {
-            if (INFINITE_RETRY != qp.attributes.rnrRetry)
+            if (RETRY_FOREVER != qp.attributes.rnrRetry)
             {
                 comp.rnrRetryLeft--;
             }

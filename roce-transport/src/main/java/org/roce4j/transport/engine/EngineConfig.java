@@ -30,6 +30,7 @@ public final class EngineConfig
     private int receiveBatch = DEFAULT_RECEIVE_BATCH;
     private int qpSendBudget = DEFAULT_QP_SEND_BUDGET;
     private boolean coalesceAcks = true;
+    private boolean retryCountSevenForever;
     private int firstQpn = 0x11;
 
     /**
@@ -141,6 +142,28 @@ public final class EngineConfig
     public EngineConfig coalesceAcks(final boolean coalesce)
     {
         this.coalesceAcks = coalesce;
+        return this;
+    }
+
+    /**
+     * @return true when a QP's retry_cnt of 7 means "retry forever", as rxe takes it.
+     */
+    public boolean retryCountSevenForever()
+    {
+        return retryCountSevenForever;
+    }
+
+    /**
+     * @param forever true to take a retry_cnt of 7 as "retry forever", as rxe does (rxe_comp.c: "if
+     *                (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--"). false (the default) follows IBA 9.7.6.1.3:
+     *                7 is seven retries, so a QP whose peer died fails with RETRY_EXC_ERR after about local ACK
+     *                timeout x 8. Only rnr_retry 7 means forever in the IBA. Fault-injection suites that want every
+     *                WR to survive any loss rate set this.
+     * @return this.
+     */
+    public EngineConfig retryCountSevenForever(final boolean forever)
+    {
+        this.retryCountSevenForever = forever;
         return this;
     }
 

@@ -114,20 +114,18 @@ public final class MemoryRegionEntry
     }
 
     /**
+     * Bounds check by offsets, never by end addresses: a region may end exactly at 2^64 (its last byte at
+     * 0xFFFF_FFFF_FFFF_FFFF), where {@code va + bytes} wraps to 0 although the access is inside it.
+     *
      * @param va     first address.
      * @param bytes  length of the access.
-     * @return true when [va, va + bytes) lies inside the region (no wrap-around).
+     * @return true when the {@code bytes} bytes from {@code va} lie inside the region.
      */
     public boolean contains(final long va, final long bytes)
     {
-        if (bytes < 0)
-        {
-            return false;
-        }
+        // Unsigned: a va below iova gives an offset of 2^63 or more, far beyond any region (at most 2^31 - 1 bytes).
         final long offset = va - iova;
-        // Unsigned compare: a va below iova gives a huge offset.
-        return Long.compareUnsigned(offset, length) <= 0 && Long.compareUnsigned(offset + bytes, length) <= 0 &&
-            Long.compareUnsigned(va, va + bytes) <= 0;
+        return bytes >= 0 && Long.compareUnsigned(offset, length) <= 0 && bytes <= length - offset;
     }
 
     /**

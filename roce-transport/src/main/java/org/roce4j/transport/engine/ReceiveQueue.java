@@ -58,6 +58,14 @@ public final class ReceiveQueue
     }
 
     /**
+     * @return the most SGEs a WQE of this queue holds (its slots' capacity).
+     */
+    public int maxSge()
+    {
+        return slots[0].sgl.capacity();
+    }
+
+    /**
      * Producer: take the next free slot, cleared.
      *
      * @param wrId the work request id to store.

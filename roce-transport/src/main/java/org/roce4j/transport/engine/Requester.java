@@ -179,6 +179,13 @@ final class Requester
                 counters.increment(TransportCounter.WINDOW_STALLS);
                 break;
             }
+            if (!wqe.isInline() && !wqe.opcode.isReadOrAtomic() && !wqe.sgl.regionsValid())
+            {
+                // rxe copy_data looks every SGE's lkey up again per packet: memory deregistered after the WQE
+                // started is never read again (IB_WC_LOC_PROT_ERR), as the application may free it.
+                fail(qp, wqe, WcStatus.LOC_PROT_ERR);
+                break;
+            }
             if (!sendPacket(qp, wqe))
             {
                 req.stall = RequesterStall.LINK;
@@ -254,8 +261,19 @@ final class Requester
     private boolean fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
     {
         wqe.started = true;
-        completer.complete(qp, wqe, status);
-        qp.sendQueue.requester = qp.sendQueue.completer;
+        final SendQueue sq = qp.sendQueue;
+        if (sq.at(sq.completer) == wqe)
+        {
+            completer.complete(qp, wqe, status);
+            sq.requester = sq.completer;
+        }
+        else
+        {
+            // Earlier WQEs still wait for their ACKs and completions leave in send queue order: this one keeps its
+            // status and gets it when the flush reaches it (rxe marks it wqe_state_error for its completer).
+            wqe.state = WqeState.ERROR;
+            wqe.status = status;
+        }
         engine.qpError(qp, AsyncEventType.QP_FATAL);
         return false;
     }
@@ -586,7 +604,8 @@ final class Requester
         while (sq.completer < published)
         {
             final SendWqe wqe = sq.at(sq.completer);
-            completer.complete(qp, wqe, WcStatus.WR_FLUSH_ERR);
+            // A WQE the requester failed behind unacknowledged ones completes with its own status (see fail).
+            completer.complete(qp, wqe, WqeState.ERROR == wqe.state ? wqe.status : WcStatus.WR_FLUSH_ERR);
             flushed++;
         }
         sq.requester = sq.completer;

@@ -197,10 +197,9 @@ final class Responder
                 case ERR_MISSING_LAST_UC:
                     // Class D1 (UC): the previous message lost its end; forget it and take this packet afresh.
                     counters.increment(TransportCounter.DROP_UC_MESSAGE);
-                    resp.messageOffset = 0;
                     resp.lastOpcode = -1;
                     resp.writeRegion = null;
-                    state = State.CHK_OP_SEQ;
+                    state = releaseBrokenUcWqe(qp) ? State.CHK_OP_SEQ : State.ERR_CQ_OVERFLOW;
                     break;
                 case ERR_RNR:
                     if (QpType.RC == qp.type)
@@ -254,8 +253,9 @@ final class Responder
                     }
                     break;
                 case ERR_MALFORMED_WQE:
-                    // Class A: the receive WQE's buffers failed their lkey/bounds/access check.
-                    classAcError(qp, AethHeader.NakCode.REMOTE_OPERATIONAL_ERROR.syndrome(), WcStatus.LOC_PROT_ERR,
+                    // Class A: the receive WQE's buffers failed their lkey/bounds/access check, or were deregistered
+                    // mid-message; rxe completes it with IB_WC_LOC_QP_OP_ERR.
+                    classAcError(qp, AethHeader.NakCode.REMOTE_OPERATIONAL_ERROR.syndrome(), WcStatus.LOC_QP_OP_ERR,
                         AsyncEventType.QP_FATAL);
                     state = State.COMPLETE;
                     break;
@@ -534,6 +534,12 @@ final class Responder
             {
                 return pkt.payloadLength() == 0 ? State.EXECUTE : State.ERR_LENGTH;
             }
+            if (null != resp.writeRegion && !resp.writeRegion.isValid())
+            {
+                // rxe check_rkey looks the rkey up again for every packet: a region deregistered (or invalidated)
+                // since the FIRST takes no more bytes (remote access error, class C).
+                return State.ERR_RKEY_VIOLATION;
+            }
             return checkWriteLength(qp, pkt);
         }
         final MemoryRegionEntry mr = engine.mrTable().byRkey(rkey);
@@ -581,6 +587,12 @@ final class Responder
         if (Operation.SEND == operation)
         {
             final Sgl sgl = resp.recvWqe.sgl;
+            if (!sgl.regionsValid())
+            {
+                // rxe copy_data looks every SGE's lkey up again per packet: a receive buffer deregistered since the
+                // SEND's FIRST takes no more bytes (send_data_in fails: RESPST_ERR_MALFORMED_WQE, class A).
+                return State.ERR_MALFORMED_WQE;
+            }
             if (qp.type.isDatagram())
             {
                 placeGrh(sgl, pkt);
@@ -617,7 +629,10 @@ final class Responder
         {
             final int rkey = pkt.ieth().rkey();
             final MemoryRegionEntry mr = engine.mrTable().byRkey(rkey);
-            if (null == mr || mr.pdHandle() != qp.pdHandle)
+            // Only memory registered for remote invalidation (rxe: fast-registration MRs, IB_MR_TYPE_MEM_REG, and
+            // memory windows; rxe_invalidate_mr refuses every other MR) may be invalidated by a peer; otherwise a
+            // peer holding an ordinary rkey could disable the region for every other user. Class J.
+            if (null == mr || mr.pdHandle() != qp.pdHandle || 0 == (mr.access() & AccessFlags.REMOTE_INVALIDATE))
             {
                 return State.ERR_INVALIDATE_RKEY;
             }
@@ -899,9 +914,10 @@ final class Responder
             final RethHeader reth = pkt.reth();
             final long va = reth.va();
             final long length = reth.dmaLength();
-            // The duplicate must ask for the same range or a part of it, with the same rkey (rxe).
-            if (Long.compareUnsigned(va, res.vaOriginal) < 0 || length > res.length ||
-                Long.compareUnsigned(va + length, res.vaOriginal + res.length) > 0 || reth.rkey() != res.rkey)
+            // The duplicate must ask for the same range or a part of it, with the same rkey (rxe). Compared by
+            // offsets: a range ending exactly at 2^64 has an end address that wraps to 0.
+            final long offset = va - res.vaOriginal;
+            if (Long.compareUnsigned(offset, res.length) > 0 || length > res.length - offset || reth.rkey() != res.rkey)
             {
                 counters.increment(TransportCounter.DROP_STALE_DUPLICATE);
                 return State.CLEANUP;
@@ -1102,14 +1118,47 @@ final class Responder
 
     private void flushOne(final QpContext qp, final long wrId)
     {
-        if (qp.recvCq.offer(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, qp.qpn, 0, 0, 0))
-        {
-            counters.increment(TransportCounter.ERROR_COMPLETIONS);
-        }
-        else
+        if (!errorCompletion(qp, wrId, WcStatus.WR_FLUSH_ERR))
         {
             counters.increment(TransportCounter.CQ_OVERFLOWS);
         }
+    }
+
+    /**
+     * A UC message broke (class D1/E): the receive WQE taken for it must not be lost. A QP's own receive queue
+     * still holds it at its head (it is consumed on completion only), so the next message reuses it, as rxe resets
+     * it (class D1). An SRQ WQE was consumed when the message began: it is completed with REM_INV_REQ_ERR, as rxe
+     * does for class E (do_class_d1e_error), or the SRQ would lose it for good.
+     *
+     * @return false when the receive CQ had no room for the completion.
+     */
+    private boolean releaseBrokenUcWqe(final QpContext qp)
+    {
+        final ResponderState resp = qp.resp;
+        final RecvWqe wqe = resp.recvWqe;
+        resp.recvWqe = null;
+        resp.messageOffset = 0;
+        if (null == wqe || null == qp.srq)
+        {
+            return true;
+        }
+        return errorCompletion(qp, wqe.wrId, WcStatus.REM_INV_REQ_ERR);
+    }
+
+    /**
+     * Write a receive completion carrying only a status, wr_id and QPN (rxe do_complete fills nothing else for an
+     * error).
+     *
+     * @return false when the receive CQ is full.
+     */
+    private boolean errorCompletion(final QpContext qp, final long wrId, final WcStatus status)
+    {
+        if (qp.recvCq.offer(wrId, status, WcOpcode.RECV, 0, 0, qp.qpn, 0, 0, 0))
+        {
+            counters.increment(TransportCounter.ERROR_COMPLETIONS);
+            return true;
+        }
+        return false;
     }
 
     /**

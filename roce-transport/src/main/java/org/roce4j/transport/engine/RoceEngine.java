@@ -616,7 +616,9 @@ public final class RoceEngine implements Agent
         qp.resp.reset(0);
         if (null != srq)
         {
-            qp.srqCopy = new RecvWqe(Math.max(1, caps.maxRecvSge));
+            // Sized from the SRQ, whose WQEs it copies: with an SRQ, ibv_create_qp(3) ignores the QP's max_recv_sge,
+            // which may be smaller than the SRQ's max_sge.
+            qp.srqCopy = new RecvWqe(srq.maxSge());
         }
         if (QpType.GSI == type)
         {

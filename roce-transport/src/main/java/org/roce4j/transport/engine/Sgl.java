@@ -149,6 +149,28 @@ public final class Sgl
     }
 
     /**
+     * Check that every region {@link #resolve} found is still valid: memory deregistered (or invalidated by a
+     * peer's SEND with Invalidate) after the WQE started must not be read or written by its later packets. rxe
+     * looks each SGE's key up again on every copy (copy_data); a volatile read per SGE does the same here without
+     * a lookup or an allocation.
+     *
+     * @return false when a region of the list was deregistered or invalidated since it was resolved.
+     */
+    public boolean regionsValid()
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final MemoryRegionEntry mr = region[i];
+            // Zero-length SGEs are not resolved (null): they touch no memory.
+            if (null != mr && !mr.isValid())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Copy message bytes [offset, offset + bytes) out of the SGEs into a buffer (gather).
      *
      * @param offset      into the message.

@@ -88,8 +88,10 @@ class RcRandomFaultTest
             lossB, duplicateA, duplicateB);
 
         final TestLink[] links = TestLink.pair(EnginePair.ADDRESS_A, EnginePair.ADDRESS_B, 1500);
+        // Loss of up to 30 % each way can beat any finite retry count: retry_cnt 7 retries forever here, as in rxe.
         final EnginePair pair = new EnginePair(links[0], links[1], config -> config.coalesceAcks(coalesceAcks)
-            .sendWindow(window).receiveBatch(batch).qpSendBudget(budget).ackReqInterval(ackInterval));
+            .sendWindow(window).receiveBatch(batch).qpSendBudget(budget).ackReqInterval(ackInterval)
+            .retryCountSevenForever(true));
         final EnginePair.Connection c = pair.connect(QpType.RC, mtu, attr ->
         {
             attr.sqPsn = startPsn;

@@ -83,8 +83,9 @@ final class ReliabilityHarness
         fabric = MemoryFabric.builder().clock(clock).ringCapacityBytes(16 * 1024 * 1024).build();
         linkA = fabric.attach(EnginePair.ADDRESS_A, 9000);
         linkB = fabric.attach(EnginePair.ADDRESS_B, 9000);
-        a = new RoceEngine(linkA, new EngineConfig().clock(clock).sendWindow(window));
-        b = new RoceEngine(linkB, new EngineConfig().clock(clock).sendWindow(window));
+        // Suites inject heavy loss: retry_cnt 7 retries forever here, as in rxe, so every WR must get through.
+        a = new RoceEngine(linkA, new EngineConfig().clock(clock).sendWindow(window).retryCountSevenForever(true));
+        b = new RoceEngine(linkB, new EngineConfig().clock(clock).sendWindow(window).retryCountSevenForever(true));
         pattern = new UnsafeBuffer(ByteBuffer.allocateDirect(PATTERN));
         for (int i = 0; i < PATTERN; i += 8)
         {

@@ -444,7 +444,7 @@ class RequesterCompleterTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 3, 6})
+    @ValueSource(ints = {0, 1, 3, 6, 7})
     void retryCountExhaustionFailsWithRetryExcErrAfterRetryCountPlusOneTransmissions(final int retryCnt)
     {
         final ScriptedPeer peer = ScriptedPeer.rc(attr ->
@@ -485,13 +485,14 @@ class RequesterCompleterTest
     }
 
     @Test
-    void retryCountSevenRetriesForeverAsRxeDoes()
+    void retryCountSevenRetriesForeverWhenConfiguredToDoAsRxeDoes()
     {
-        final ScriptedPeer peer = ScriptedPeer.rc(attr ->
-        {
-            attr.retryCnt = 7;
-            attr.timeout = 1;
-        });
+        final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS,
+            config -> config.retryCountSevenForever(true), attr ->
+            {
+                attr.retryCnt = 7;
+                attr.timeout = 1;
+            });
         final MemoryRegionEntry mr = local(peer);
         postSend(peer, 1, mr, 0, 100);
         assertEquals(1, peer.sent().size());
@@ -742,7 +743,7 @@ class RequesterCompleterTest
     }
 
     @Test
-    void ackWithNothingOutstandingIsDroppedAsStray()
+    void ackBeforeAnythingWasSentIsAGhost()
     {
         final ScriptedPeer peer = ScriptedPeer.rc();
 
@@ -752,6 +753,22 @@ class RequesterCompleterTest
         assertEquals(0, peer.sendCompletions().size());
         assertEquals(0, peer.counter(TransportCounter.ACKS_RECEIVED));
         assertEquals(QpState.RTS, peer.qp.state());
+        peer.assertAnomalies(Map.of(TransportCounter.GHOST_RESPONSES, 1L));
+    }
+
+    @Test
+    void ackOfTheLastPsnWithNothingOutstandingIsAStrayDuplicate()
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        postSend(peer, 1, local(peer), 0, 100);
+        peer.deliver(peer.ack(S, ACK));
+        assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
+
+        peer.deliver(peer.ack(S, ACK));
+
+        assertEquals(1, peer.sent().size(), "only the original packet");
+        assertEquals(0, peer.sendCompletions().size());
+        assertEquals(1, peer.counter(TransportCounter.ACKS_RECEIVED));
         peer.assertAnomalies(Map.of(TransportCounter.DROP_STRAY_RESPONSE, 1L));
     }
 

@@ -129,7 +129,7 @@ final class ScriptedPeer
     }
 
     private ScriptedPeer(final QpType type, final QpState upTo, final Consumer<EngineConfig> configure,
-        final Consumer<QpAttributes> tweak)
+        final Consumer<QpAttributes> tweak, final ReceiveQueue srq, final int maxRecvSge)
     {
         clock.update(START_NS);
         final TestLink[] links = TestLink.pair(ENGINE, PEER, 1500);
@@ -145,9 +145,9 @@ final class ScriptedPeer
         caps.maxSendWr = 64;
         caps.maxRecvWr = 64;
         caps.maxSendSge = 4;
-        caps.maxRecvSge = 4;
+        caps.maxRecvSge = maxRecvSge;
         caps.maxInlineData = 64;
-        qp = engine.createQp(type, 1, caps, sendCq, recvCq, null, false);
+        qp = engine.createQp(type, 1, caps, sendCq, recvCq, srq, false);
 
         final QpAttributes attr = attributes;
         attr.qpAccessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
@@ -212,7 +212,18 @@ final class ScriptedPeer
     static ScriptedPeer create(final QpType type, final QpState upTo, final Consumer<EngineConfig> configure,
         final Consumer<QpAttributes> tweak)
     {
-        return new ScriptedPeer(type, upTo, configure, tweak);
+        return new ScriptedPeer(type, upTo, configure, tweak, null, 4);
+    }
+
+    /**
+     * @param type       RC or UC.
+     * @param srq        the shared receive queue the QP takes its receive WQEs from.
+     * @param maxRecvSge the QP's own max_recv_sge (ibv_create_qp ignores it with an SRQ).
+     * @return a QP in RTS on the SRQ.
+     */
+    static ScriptedPeer withSrq(final QpType type, final ReceiveQueue srq, final int maxRecvSge)
+    {
+        return new ScriptedPeer(type, QpState.RTS, config -> {}, attr -> {}, srq, maxRecvSge);
     }
 
     // ---- memory and work requests ------------------------------------------------------------------------------
