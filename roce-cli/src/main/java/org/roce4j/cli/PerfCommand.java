@@ -13,10 +13,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.roce4j.cli.perf.PerfCompletionError;
 import org.roce4j.cli.perf.PerfOutcome;
 import org.roce4j.cli.perf.PerfRun;
 import org.roce4j.cli.perf.PerfSettings;
@@ -31,6 +33,7 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.wire.header.EthernetHeader;
@@ -59,8 +62,12 @@ public final class PerfCommand implements Callable<Integer>
 {
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
+
     /** The in-process server's address on the memory fabric. */
     private static final String SERVER_IP = "192.168.77.1";
+
+    /** Test seam: sees the in-process server's fabric port before the run starts (to make the server die). */
+    Consumer<MemoryLink> inProcessServerPort = port -> {};
 
     @Spec
     private CommandSpec spec;
@@ -205,6 +212,14 @@ public final class PerfCommand implements Callable<Integer>
                 out.flush();
                 return 0;
             }
+        }
+        catch (final PerfCompletionError ex)
+        {
+            // perftest's own lines and exit code, as the tool prints them.
+            out.flush();
+            err.print(ex.getMessage());
+            err.flush();
+            return ex.exitCode();
         }
         catch (final IOException | IllegalArgumentException | IllegalStateException ex)
         {
@@ -383,8 +398,9 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
+        final MemoryLink serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
             Ipv4Header.parseAddress(SERVER_IP)), linkMtu);
+        inProcessServerPort.accept(serverLink);
         final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
             Ipv4Header.parseAddress("192.168.77.2")), linkMtu);
         if (rdmaCm)

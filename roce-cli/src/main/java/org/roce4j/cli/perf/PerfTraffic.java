@@ -614,24 +614,22 @@ final class PerfTraffic
         return true;
     }
 
-    private static void checkSend(final WorkCompletion completion, final long sent, final long done)
-        throws IOException
+    /**
+     * A failed completion ends the run at once, reported as perftest reports it (see {@link PerfCompletionError}).
+     */
+    private void checkSend(final WorkCompletion completion, final long sent, final long done) throws IOException
     {
         if (WcStatus.SUCCESS != completion.status())
         {
-            throw new IOException(String.format(Locale.ROOT, "Completion with error at client: Failed status %d " +
-                "(%s): wr_id %d; scnt=%d, ccnt=%d", completion.status().verbsValue(), completion.status(),
-                (int)completion.wrId(), sent, done));
+            throw PerfCompletionError.send(r, completion, sent, done);
         }
     }
 
-    private static void checkRecv(final WorkCompletion completion, final long received) throws IOException
+    private void checkRecv(final WorkCompletion completion, final long received) throws IOException
     {
         if (WcStatus.SUCCESS != completion.status())
         {
-            throw new IOException(String.format(Locale.ROOT, "Completion with error at server: Failed status %d " +
-                "(%s): wr_id %d; rcnt=%d", completion.status().verbsValue(), completion.status(),
-                (int)completion.wrId(), received));
+            throw PerfCompletionError.receive(r, completion, received);
         }
     }
 

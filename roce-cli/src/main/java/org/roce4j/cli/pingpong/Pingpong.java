@@ -189,8 +189,10 @@ public final class Pingpong
                 final WorkCompletion completion = wc[i];
                 if (WcStatus.SUCCESS != completion.status())
                 {
+                    // ibv_rc_pingpong's parse_single_wc line, with ibv_wc_status_str's text.
                     throw new IOException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
-                        completion.status(), completion.status().verbsValue(), (int)completion.wrId()));
+                        completion.status().description(), completion.status().verbsValue(),
+                        (int)completion.wrId()));
                 }
                 if (SEND_WRID == completion.wrId())
                 {
