@@ -218,13 +218,24 @@ public final class RoceEngine implements Agent
     private void flushAcks()
     {
         final ArrayList<QpContext> list = ackList;
-        for (int i = 0, n = list.size(); i < n; i++)
+        final int listed = list.size();
+        for (int i = 0; i < listed; i++)
         {
             final QpContext qp = list.get(i);
             qp.ackListed = false;
             responder.sendPendingAck(qp);
         }
-        list.clear();
+        // An ACK that met a full link put its QP back on the list (appended): keep those for the next cycle. Clearing
+        // the whole list lost them with ackListed still set, so no later ACK of that QP was ever sent again.
+        final int size = list.size();
+        for (int i = listed; i < size; i++)
+        {
+            list.set(i - listed, list.get(i));
+        }
+        for (int i = size - 1; i >= size - listed; i--)
+        {
+            list.remove(i);
+        }
     }
 
     private int fireTimers()

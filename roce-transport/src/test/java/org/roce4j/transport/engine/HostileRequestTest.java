@@ -119,6 +119,36 @@ class HostileRequestTest
             1L, TransportCounter.ERROR_COMPLETIONS, 1L));
     }
 
+    // ---- back-pressure -----------------------------------------------------------------------------------------
+
+    @Test
+    void anAckThatMetAFullLinkGoesOutOnceTheLinkHasRoomAndLaterAcksToo()
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        final MemoryRegionEntry target = peer.mr(4096, ALL);
+        peer.link.full = true;
+        peer.deliver(peer.write(Opcode.RC_RDMA_WRITE_ONLY, P, pattern(64, 1), target.iova(), target.rkey(), 64,
+            true));
+        assertEquals(List.of(), peer.sent());
+
+        // Found by the hostile suite over the tunnel: the ACK that met the full link was dropped from the ACK
+        // list but its QP stayed marked as listed, so no ACK of that QP ever left again and the peer retried forever.
+        peer.link.full = false;
+        peer.run();
+        assertAck(peer.onlySent(), P, AethHeader.SYNDROME_ACK_UNLIMITED);
+        final byte[] write = peer.write(Opcode.RC_RDMA_WRITE_ONLY, P + 1, pattern(64, 2), target.iova() + 64,
+            target.rkey(), 64, true);
+        peer.deliver(write);
+        peer.deliver(write);
+        final List<ScriptedPeer.Sent> acks = peer.sent();
+        assertEquals(2, acks.size(), acks.toString());
+        assertAck(acks.get(0), P + 1, AethHeader.SYNDROME_ACK_UNLIMITED);
+        assertAck(acks.get(1), P + 1, AethHeader.SYNDROME_ACK_UNLIMITED);
+        assertTrue(peer.counter(TransportCounter.LINK_BACK_PRESSURE) > 0);
+        peer.assertAnomalies(Map.of(TransportCounter.LINK_BACK_PRESSURE, peer.counter(
+            TransportCounter.LINK_BACK_PRESSURE), TransportCounter.DUPLICATE_REQUESTS, 1L));
+    }
+
     // ---- SEND with Invalidate ---------------------------------------------------------------------------------
 
     @Test

@@ -4,8 +4,11 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.Mtu;
@@ -19,6 +22,7 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
@@ -41,10 +45,15 @@ final class ReliabilityHarness
     private static final int RECEIVES = 16;
     private static final int PATTERN = 2 * MAX_RDMA;
 
-    final CachedNanoClock clock = new CachedNanoClock();
+    /** Longest a run over kernel links (system clock) may take before it fails instead of hanging. */
+    private static final long WALL_LIMIT_NS = 120_000_000_000L;
+
+    /** The engines' clock when it is simulated (jumped to the next deadline when nothing moves), else null. */
+    final CachedNanoClock clock;
+    /** The in-memory fabric the links are ports of, or null over kernel links. */
     final MemoryFabric fabric;
-    final MemoryLink linkA;
-    final MemoryLink linkB;
+    final Link linkA;
+    final Link linkB;
     final RoceEngine a;
     final RoceEngine b;
     private final Pair[] pairs;
@@ -76,16 +85,57 @@ final class ReliabilityHarness
         long nextReceiveId;
     }
 
+    /**
+     * Two engines over the in-memory fabric on a simulated clock.
+     *
+     * @param qpPairs QP pairs.
+     * @param seed    for the operation mix and the data.
+     * @param mtu     path MTU.
+     * @param window  send window.
+     */
     ReliabilityHarness(final int qpPairs, final long seed, final Mtu mtu, final int window)
     {
-        clock.update(1_000_000_000L);
+        this(fabricPorts(), qpPairs, seed, mtu, window);
+    }
+
+    private ReliabilityHarness(final FabricPorts ports, final int qpPairs, final long seed, final Mtu mtu,
+        final int window)
+    {
+        this(ports.fabric(), ports.a(), ports.b(), ports.clock(), qpPairs, seed, mtu, window);
+    }
+
+    /**
+     * Two engines over any two links that reach each other (kernel UDP, the tunnel), on the system clock: the
+     * harness never jumps time, it spins while frames are in flight.
+     *
+     * @param linkA   A's link.
+     * @param linkB   B's link.
+     * @param qpPairs QP pairs.
+     * @param seed    for the operation mix and the data.
+     * @param mtu     path MTU.
+     * @param window  send window.
+     * @return the harness.
+     */
+    static ReliabilityHarness overLinks(final Link linkA, final Link linkB, final int qpPairs, final long seed,
+        final Mtu mtu, final int window)
+    {
+        return new ReliabilityHarness(null, linkA, linkB, null, qpPairs, seed, mtu, window);
+    }
+
+    private ReliabilityHarness(final MemoryFabric fabric, final Link linkA, final Link linkB,
+        final CachedNanoClock clock, final int qpPairs, final long seed, final Mtu mtu, final int window)
+    {
+        this.fabric = fabric;
+        this.clock = clock;
+        this.linkA = linkA;
+        this.linkB = linkB;
         random = new SplittableRandom(seed);
-        fabric = MemoryFabric.builder().clock(clock).ringCapacityBytes(16 * 1024 * 1024).build();
-        linkA = fabric.attach(EnginePair.ADDRESS_A, 9000);
-        linkB = fabric.attach(EnginePair.ADDRESS_B, 9000);
+        final NanoClock engineClock = null != clock ? clock : SystemNanoClock.INSTANCE;
         // Suites inject heavy loss: retry_cnt 7 retries forever here, as in rxe, so every WR must get through.
-        a = new RoceEngine(linkA, new EngineConfig().clock(clock).sendWindow(window).retryCountSevenForever(true));
-        b = new RoceEngine(linkB, new EngineConfig().clock(clock).sendWindow(window).retryCountSevenForever(true));
+        a = new RoceEngine(linkA, new EngineConfig().clock(engineClock).sendWindow(window)
+            .retryCountSevenForever(true));
+        b = new RoceEngine(linkB, new EngineConfig().clock(engineClock).sendWindow(window)
+            .retryCountSevenForever(true));
         pattern = new UnsafeBuffer(ByteBuffer.allocateDirect(PATTERN));
         for (int i = 0; i < PATTERN; i += 8)
         {
@@ -102,14 +152,64 @@ final class ReliabilityHarness
         }
     }
 
+    /** A's and B's ports on a fabric whose clock the engines share. */
+    private record FabricPorts(MemoryFabric fabric, CachedNanoClock clock, MemoryLink a, MemoryLink b)
+    {
+    }
+
+    private static FabricPorts fabricPorts()
+    {
+        final CachedNanoClock clock = new CachedNanoClock();
+        clock.update(1_000_000_000L);
+        final MemoryFabric fabric = MemoryFabric.builder().clock(clock).ringCapacityBytes(16 * 1024 * 1024).build();
+        return new FabricPorts(fabric, clock, fabric.attach(EnginePair.ADDRESS_A, 9000),
+            fabric.attach(EnginePair.ADDRESS_B, 9000));
+    }
+
     FaultInjector faultsA()
     {
-        return linkA.faults();
+        return ((MemoryLink)linkA).faults();
     }
 
     FaultInjector faultsB()
     {
-        return linkB.faults();
+        return ((MemoryLink)linkB).faults();
+    }
+
+    /**
+     * @return QP pairs.
+     */
+    int pairCount()
+    {
+        return pairs.length;
+    }
+
+    /**
+     * @param pair index.
+     * @return A's QP of that pair (the requester).
+     */
+    QpContext qpA(final int pair)
+    {
+        return pairs[pair].qpA;
+    }
+
+    /**
+     * @param pair index.
+     * @return B's QP of that pair (the responder).
+     */
+    QpContext qpB(final int pair)
+    {
+        return pairs[pair].qpB;
+    }
+
+    /**
+     * @param pair  index.
+     * @param onB   true for B's region WRITEs, READs and atomics target, false for A's READ landing region.
+     * @return a region a spoofed request could aim at with its real rkey.
+     */
+    MemoryRegionEntry exposedRegion(final int pair, final boolean onB)
+    {
+        return onB ? pairs[pair].remote : pairs[pair].landing;
     }
 
     /**
@@ -186,12 +286,31 @@ final class ReliabilityHarness
      */
     void run(final long operations, final long maxCycles)
     {
+        run(operations, maxCycles, cycle -> {});
+    }
+
+    /**
+     * Run until {@code operations} work requests completed, calling {@code everyCycle} before each duty cycle (a
+     * hostile peer injecting frames, say).
+     *
+     * @param operations total across all QPs.
+     * @param maxCycles  safety bound.
+     * @param everyCycle called with the cycle number.
+     */
+    void run(final long operations, final long maxCycles, final LongConsumer everyCycle)
+    {
+        final long wallDeadlineNs = System.nanoTime() + WALL_LIMIT_NS;
         for (long cycle = 0; cycle < maxCycles; cycle++)
         {
             if (completed >= operations)
             {
                 return;
             }
+            if (null == clock && System.nanoTime() - wallDeadlineNs > 0)
+            {
+                break;
+            }
+            everyCycle.accept(cycle);
             int work = 0;
             for (final Pair pair : pairs)
             {
@@ -219,13 +338,21 @@ final class ReliabilityHarness
 
     private void advanceClock()
     {
+        if (null == clock)
+        {
+            // Kernel links: frames in flight arrive on their own and timers run on the system clock.
+            Thread.onSpinWait();
+            return;
+        }
         long next = Math.min(a.earliestDeadlineNs(), b.earliestDeadlineNs());
         if (withholdPeriodNs > 0)
         {
             next = Math.min(next, receivesWithheldUntilNs);
         }
         final long now = clock.nanoTime();
-        if (linkA.heldFrames() + linkB.heldFrames() + linkA.reorderedFrames() + linkB.reorderedFrames() > 0)
+        final MemoryLink portA = (MemoryLink)linkA;
+        final MemoryLink portB = (MemoryLink)linkB;
+        if (portA.heldFrames() + portB.heldFrames() + portA.reorderedFrames() + portB.reorderedFrames() > 0)
         {
             // Delayed or reordered frames become due with time: step in small increments.
             next = Math.min(next, now + 10_000);
@@ -240,9 +367,9 @@ final class ReliabilityHarness
 
     private int postReceives(final Pair pair)
     {
-        final long now = clock.nanoTime();
         if (withholdPeriodNs > 0)
         {
+            final long now = clock.nanoTime();
             if (now - receivesWithheldUntilNs < 0)
             {
                 return 0;

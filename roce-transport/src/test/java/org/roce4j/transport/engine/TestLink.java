@@ -26,6 +26,8 @@ final class TestLink implements Link
     private Predicate<byte[]> dropFilter = frame -> false;
     final ArrayDeque<byte[]> sent = new ArrayDeque<>();
     boolean recordSent;
+    /** While set, every claim fails: the link pushes back as a full send ring does. */
+    boolean full;
 
     TestLink(final LinkAddress address, final int mtu)
     {
@@ -83,7 +85,7 @@ final class TestLink implements Link
         {
             throw new IllegalArgumentException("frame too large: " + maxLength);
         }
-        return 0;
+        return full ? -1 : 0;
     }
 
     public MutableDirectBuffer sendBuffer()
