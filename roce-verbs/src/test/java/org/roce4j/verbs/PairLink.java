@@ -67,6 +67,8 @@ final class PairLink implements Link
     private final List<Sent> trace;
     private PairLink peer;
     private volatile Predicate<byte[]> dropFilter = frame -> false;
+    private volatile Predicate<byte[]> holdFilter = frame -> false;
+    private final ConcurrentLinkedQueue<byte[]> held = new ConcurrentLinkedQueue<>();
     private volatile boolean recording;
     private volatile boolean closed;
 
@@ -94,6 +96,35 @@ final class PairLink implements Link
     void dropWhen(final Predicate<byte[]> filter)
     {
         this.dropFilter = filter;
+    }
+
+    /**
+     * @param filter frames for which it returns true are held back (in order) until {@link #release()}.
+     */
+    void holdWhen(final Predicate<byte[]> filter)
+    {
+        this.holdFilter = filter;
+    }
+
+    /**
+     * Stop holding and deliver what was held, in order.
+     */
+    void release()
+    {
+        holdFilter = frame -> false;
+        byte[] frame;
+        while (null != (frame = held.poll()))
+        {
+            peer.inbound.add(frame);
+        }
+    }
+
+    /**
+     * @return frames held back so far.
+     */
+    int heldFrames()
+    {
+        return held.size();
     }
 
     /**
@@ -171,6 +202,11 @@ final class PairLink implements Link
         if (drop)
         {
             counters.increment(LinkCounter.INJECTED_DROPS);
+            return;
+        }
+        if (holdFilter.test(frame))
+        {
+            held.add(frame);
             return;
         }
         peer.inbound.add(frame);

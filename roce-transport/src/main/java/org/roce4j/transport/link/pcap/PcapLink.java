@@ -712,6 +712,12 @@ public final class PcapLink implements Link
 
     private void onReceived(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
     {
+        if (length < EthernetHeader.LENGTH)
+        {
+            // A runt (libpcap hands over what the interface got): no Ethernet header to read.
+            counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return;
+        }
         final int outer = buffer.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
         if (EthernetHeader.ETHERTYPE_ARP == outer)
         {
