@@ -32,7 +32,11 @@ public final class QpAttributes
     public int minRnrTimer;
     /** timeout: local ACK timeout, 4.096 µs * 2^timeout, 0 = infinite (0..31). */
     public int timeout;
-    /** retry_cnt: transport retries before RETRY_EXC_ERR (0..7; rxe treats 7 as infinite). */
+    /**
+     * retry_cnt: transport retries before RETRY_EXC_ERR (0..7; IBA 9.7.6.1.3: a silent peer fails the WQE after
+     * about timeout x (retry_cnt + 1); rxe treats 7 as infinite, roce4j only with
+     * EngineConfig.retryCountSevenForever).
+     */
     public int retryCnt;
     /** rnr_retry: RNR retries before RNR_RETRY_EXC_ERR (0..7; 7 = infinite, IBA 9.7.5.2.8). */
     public int rnrRetry;

@@ -10,7 +10,7 @@ final class CompleterState
     int psn;
     /** Opcode byte of the last READ response accepted inside a multi-packet response, -1 otherwise. */
     int lastOpcode = -1;
-    /** Transport retries left (retry_cnt; 7 means infinite in rxe). */
+    /** Transport retries left (retry_cnt, 7 included; forever only with EngineConfig.retryCountSevenForever). */
     int retryLeft;
     /** RNR retries left (rnr_retry; 7 means infinite, IBA 9.7.5.2.8). */
     int rnrRetryLeft;
