@@ -41,9 +41,9 @@ import org.roce4j.wire.header.RethHeader;
  * </pre>
  * Differences from rxe, each deliberate: ACKs requested within one receive batch are coalesced into one (the
  * last PSN acknowledges all before it, IBA 9.7.5.1.1); a UC message broken by a new FIRST/ONLY is dropped but the
- * new message is accepted (rxe drops both; the broken message's SRQ WQE completes with REM_INV_REQ_ERR in both); a receive buffer too small for a SEND completes with LOC_LEN_ERR (the
- * libibverbs meaning) where rxe reports REM_INV_REQ_ERR; FLUSH and ATOMIC WRITE are not offered and are NAKed as
- * invalid requests.
+ * new message is accepted (rxe drops both; in both the broken message's SRQ WQE completes with REM_INV_REQ_ERR); a
+ * receive buffer too small for a SEND completes with LOC_LEN_ERR (the libibverbs meaning) where rxe reports
+ * REM_INV_REQ_ERR; FLUSH and ATOMIC WRITE are not offered and are NAKed as invalid requests.
  */
 final class Responder
 {

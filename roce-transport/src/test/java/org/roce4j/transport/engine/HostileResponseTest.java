@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.roce4j.transport.engine.ScriptedPeer.MTU_BYTES;
 import static org.roce4j.transport.engine.ScriptedPeer.SQ_PSN;
+import static org.roce4j.transport.engine.ScriptedPeer.assertCompletions;
 import static org.roce4j.transport.engine.ScriptedPeer.pattern;
 
 /**
@@ -54,17 +55,6 @@ class HostileResponseTest
     {
         peer.post(w -> w.wrId(wrId).opcode(opcode).flags(SendWqe.FLAG_SIGNALED).remote(REMOTE_VA, REMOTE_RKEY)
             .atomic(5, 0).sgl().add(mr.iova() + offset, length, mr.lkey()));
-    }
-
-    private static void assertCompletions(final List<WorkCompletion> completions, final Object... wrIdAndStatus)
-    {
-        assertEquals(wrIdAndStatus.length / 2, completions.size(), completions.toString());
-        for (int i = 0; i < completions.size(); i++)
-        {
-            assertEquals(((Number)wrIdAndStatus[2 * i]).longValue(), completions.get(i).wrId(),
-                completions.toString());
-            assertEquals(wrIdAndStatus[2 * i + 1], completions.get(i).status(), completions.toString());
-        }
     }
 
     // ---- ghosts ------------------------------------------------------------------------------------------------

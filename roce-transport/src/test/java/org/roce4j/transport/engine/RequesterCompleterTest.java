@@ -33,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.roce4j.transport.engine.ScriptedPeer.MTU_BYTES;
 import static org.roce4j.transport.engine.ScriptedPeer.PEER_QPN;
 import static org.roce4j.transport.engine.ScriptedPeer.SQ_PSN;
+import static org.roce4j.transport.engine.ScriptedPeer.assertCompletions;
 import static org.roce4j.transport.engine.ScriptedPeer.pattern;
 import static org.roce4j.transport.engine.ScriptedPeer.slice;
 
@@ -104,17 +105,6 @@ class RequesterCompleterTest
             out.add(s.psn());
         }
         return out;
-    }
-
-    private static void assertCompletions(final List<WorkCompletion> completions, final Object... wrIdAndStatus)
-    {
-        assertEquals(wrIdAndStatus.length / 2, completions.size(), completions.toString());
-        for (int i = 0; i < completions.size(); i++)
-        {
-            assertEquals(((Number)wrIdAndStatus[2 * i]).longValue(), completions.get(i).wrId(),
-                completions.toString());
-            assertEquals(wrIdAndStatus[2 * i + 1], completions.get(i).status(), completions.toString());
-        }
     }
 
     // ---- ACK and sequence NAK ----------------------------------------------------------------------------------

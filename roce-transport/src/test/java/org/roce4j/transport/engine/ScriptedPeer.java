@@ -747,6 +747,23 @@ final class ScriptedPeer
     }
 
     /**
+     * Check completions by work request id and status, in order.
+     *
+     * @param completions   what was polled.
+     * @param wrIdAndStatus pairs of wr_id (a number) and {@link org.roce4j.transport.WcStatus}.
+     */
+    static void assertCompletions(final List<WorkCompletion> completions, final Object... wrIdAndStatus)
+    {
+        assertEquals(wrIdAndStatus.length / 2, completions.size(), completions.toString());
+        for (int i = 0; i < completions.size(); i++)
+        {
+            assertEquals(((Number)wrIdAndStatus[2 * i]).longValue(), completions.get(i).wrId(),
+                completions.toString());
+            assertEquals(wrIdAndStatus[2 * i + 1], completions.get(i).status(), completions.toString());
+        }
+    }
+
+    /**
      * @param length bytes.
      * @param seed   varies the pattern.
      * @return a recognizable byte pattern.

@@ -317,7 +317,8 @@ public final class HostileInput implements AutoCloseable
             case 9:
             {
                 // ARP: truncated, or for another protocol, or a request with a random sender.
-                new EthernetHeader().wrap(out, 0).destination(random.nextBoolean() ? to.mac() : EthernetHeader.BROADCAST)
+                new EthernetHeader().wrap(out, 0)
+                    .destination(random.nextBoolean() ? to.mac() : EthernetHeader.BROADCAST)
                     .source(from.mac()).etherType(EthernetHeader.ETHERTYPE_ARP);
                 fillRandom(random, out, EthernetHeader.LENGTH, 46);
                 return EthernetHeader.LENGTH + random.nextInt(47);

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
+import org.roce4j.wire.header.EthernetHeader;
 
 /**
  * A network namespace made for a test, with a unique name, removed by {@link #close()} (with every interface in
@@ -135,6 +136,17 @@ public final class NetworkNamespace implements AutoCloseable
             Integer.toString(mtu));
         ip("link", "set", first, "up");
         ip("link", "set", second, "up");
+    }
+
+    /**
+     * @param device an interface inside this namespace.
+     * @return its MAC (from {@code ip -o link show}).
+     */
+    public long mac(final String device)
+    {
+        final String show = ip("-o", "link", "show", device);
+        final int at = show.indexOf("link/ether ") + "link/ether ".length();
+        return EthernetHeader.parseMac(show.substring(at, at + 17));
     }
 
     /**

@@ -53,9 +53,7 @@ class PcapReceivePathTest
         TestEnvironment.requireLibpcap();
         namespace = NetworkNamespace.create("hostile");
         namespace.addVethPair(LINK_END, RAW_END, 1500);
-        final String show = namespace.ip("-o", "link", "show", RAW_END);
-        final int at = show.indexOf("link/ether ") + "link/ether ".length();
-        rawMac = EthernetHeader.parseMac(show.substring(at, at + 17));
+        rawMac = namespace.mac(RAW_END);
     }
 
     @AfterAll
