@@ -53,10 +53,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HostilePeerSuiteTest
 {
     private static final long SEED = Long.getLong("roce4j.seed", 0x5B00F_1DEAL);
-    /** Spoofed PSNs stay this far from every live window (more than a send window plus a 1 MiB READ's PSNs). */
-    private static final int CLEARANCE = 1 << 16;
+    /**
+     * Spoofed PSNs stay this far from every live window: more than all the PSNs a QP uses in a run, so a spoof
+     * sent ahead of the traffic cannot become a live PSN while it travels (over a kernel link, or later in the run).
+     * A spoof that did would be a correct guess, which RoCE cannot tell from the peer.
+     */
+    private static final int CLEARANCE = 1 << 20;
     /** Spread of the spoofed PSNs beyond the clearance (less than half the PSN space with it). */
-    private static final int SPREAD = 1 << 22;
+    private static final int SPREAD = 1 << 21;
     private static final int PAIRS = 2;
     private static final int WINDOW = 256;
     /** The harness's ADDRESS_A/B live on the fabric; the attacker's own port there. */
@@ -397,18 +401,18 @@ class HostilePeerSuiteTest
             sent++;
         }
 
-        /** A duplicate far behind the expected PSN, or (1 in 10) a request ahead of it: never the expected PSN. */
+        /** A duplicate far behind the expected PSN, or (1 in 10) a request far ahead of it. */
         private int requestPsn(final QpContext victim)
         {
             final int expected = victim.resp.psn;
-            return 0 == random.nextInt(10) ? Psn.add(expected, 1 + random.nextInt(SPREAD)) :
+            return 0 == random.nextInt(10) ? Psn.add(expected, CLEARANCE + random.nextInt(SPREAD)) :
                 Psn.add(expected, -CLEARANCE - random.nextInt(SPREAD));
         }
 
-        /** A ghost beyond the highest PSN sent, or a stale response far behind the oldest unacknowledged PSN. */
+        /** A ghost far beyond the highest PSN sent, or a stale response far behind the oldest unacknowledged one. */
         private int responsePsn(final QpContext victim)
         {
-            return random.nextBoolean() ? Psn.add(victim.req.highestPsnSent, 1 + random.nextInt(SPREAD)) :
+            return random.nextBoolean() ? Psn.add(victim.req.highestPsnSent, CLEARANCE + random.nextInt(SPREAD)) :
                 Psn.add(victim.comp.psn, -CLEARANCE - random.nextInt(SPREAD));
         }
 
