@@ -87,6 +87,27 @@ public final class NetworkNamespace implements AutoCloseable
     }
 
     /**
+     * For a pcap link test: require network admin rights, {@code ip} and libpcap (skipping with the reason, or
+     * failing in CI), then create a namespace holding a veth pair.
+     *
+     * @param tag    short text for the namespace's name.
+     * @param first  name of one end.
+     * @param second name of the other.
+     * @param mtu    IP MTU of both ends.
+     * @return the namespace.
+     */
+    public static NetworkNamespace withPcapVethPair(final String tag, final String first, final String second,
+        final int mtu)
+    {
+        TestEnvironment.requireNetworkAdmin();
+        TestEnvironment.requireCommand("ip");
+        TestEnvironment.requireLibpcap();
+        final NetworkNamespace namespace = create(tag);
+        namespace.addVethPair(first, second, mtu);
+        return namespace;
+    }
+
+    /**
      * @return the namespace's name.
      */
     public String name()

@@ -13,7 +13,6 @@ import org.pcap4j.core.BpfProgram;
 import org.pcap4j.core.PcapHandle;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.NetworkNamespace;
-import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
@@ -51,11 +50,7 @@ class PcapArpTest
     @BeforeAll
     static void createVethPair()
     {
-        TestEnvironment.requireNetworkAdmin();
-        TestEnvironment.requireCommand("ip");
-        TestEnvironment.requireLibpcap();
-        namespace = NetworkNamespace.create("arp");
-        namespace.addVethPair(LINK_END, RAW_END, 1500);
+        namespace = NetworkNamespace.withPcapVethPair("arp", LINK_END, RAW_END, 1500);
         rawMac = namespace.mac(RAW_END);
     }
 

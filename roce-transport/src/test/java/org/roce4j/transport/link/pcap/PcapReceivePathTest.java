@@ -17,7 +17,6 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
 import org.roce4j.transport.link.NetworkNamespace;
-import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -48,11 +47,7 @@ class PcapReceivePathTest
     @BeforeAll
     static void createVethPair()
     {
-        TestEnvironment.requireNetworkAdmin();
-        TestEnvironment.requireCommand("ip");
-        TestEnvironment.requireLibpcap();
-        namespace = NetworkNamespace.create("hostile");
-        namespace.addVethPair(LINK_END, RAW_END, 1500);
+        namespace = NetworkNamespace.withPcapVethPair("hostile", LINK_END, RAW_END, 1500);
         rawMac = namespace.mac(RAW_END);
     }
 
