@@ -34,7 +34,7 @@ esac
 # found by following DT_NEEDED through the unpacked packages; missing ones are fetched from the
 # Depends of the package that needs them, until the closure is complete.
 ROOT_PACKAGES=(busybox-static libc6 libgcc-s1 libibverbs1 ibverbs-providers ibverbs-utils
-  librdmacm1 rdmacm-utils libibumad3 perftest iproute2)
+  librdmacm1 rdmacm-utils libibumad3 perftest iproute2 ethtool)
 [[ $WITH_TCPDUMP == 1 ]] && ROOT_PACKAGES+=(tcpdump)
 # Kernel modules loaded by init.sh (their dependency closure is added by modprobe --show-depends).
 MODULES=(crc32_generic virtio_pci virtio_net e1000 rdma_rxe ib_uverbs ib_umad rdma_ucm)
@@ -49,7 +49,8 @@ package_files() {
     libgcc-s1)         echo "lib/$MULTIARCH/libgcc_s.so.1" ;;  # dlopen()ed by glibc (pthread_exit)
     ibverbs-providers) echo "usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so etc/libibverbs.d/rxe.driver" ;;
     ibverbs-utils|rdmacm-utils|perftest) echo 'usr/bin/*' ;;
-    iproute2)          echo 'bin/ip usr/bin/rdma etc/iproute2/*' ;;
+    iproute2)          echo 'bin/ip sbin/tc usr/bin/rdma etc/iproute2/*' ;;
+    ethtool)           echo 'sbin/ethtool' ;;   # diagnostics of a wedged NIC: ethtool -S eth0
     tcpdump)           echo 'usr/bin/tcpdump' ;;
     *)                 echo '' ;;
   esac

@@ -9,6 +9,8 @@
 #   roce4j.user_ip=10.0.2.15/24 eth1 (QEMU user networking) address, if eth1 exists
 #   roce4j.echo=1               console echo on and a "rxe-peer# " prompt (run-vm.sh --shell)
 #   roce4j.printk=1             console log level after boot (1: emergencies only)
+#   roce4j.diag_tty=ttyS1       a second command loop on this tty, for health checks and diagnostics
+#                               while the first console is busy (run-vm.sh --diag-serial)
 #
 # Console protocol (ttyS0):
 #   1. Exactly one line  ROCE4J-RXE-READY ip=.. mac=.. mtu=.. active_mtu=.. ipv4_gid_index=..
@@ -22,6 +24,10 @@
 #      `ip` at the start of a command is iproute2 (/usr/bin/ip = /sbin/ip); after nohup,
 #      timeout, xargs... busybox's own ip applet runs, so use /sbin/ip there.
 #   `poweroff -f` ends the VM.
+#   3. With roce4j.diag_tty, the same command loop (echo off, no prompt) also runs on that tty, from
+#      before the ready line: a fixture can read dmesg, counters and queue states there while a
+#      command on the first console hangs. SysRq is enabled, so `echo l >/proc/sysrq-trigger` (CPU
+#      backtraces) and `echo t` (every task's stack) land in dmesg.
 
 PATH=/usr/sbin:/usr/bin
 HOME=/root
@@ -58,7 +64,7 @@ mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 
 cfg_ip=10.77.0.2/24 cfg_mtu=1500 cfg_peer_ip= cfg_peer_mac= cfg_user_ip=10.0.2.15/24
-cfg_echo=0 cfg_printk=1
+cfg_echo=0 cfg_printk=1 cfg_diag_tty=
 for tok in $(cat /proc/cmdline); do
   case "$tok" in
     roce4j.*=*)
@@ -71,6 +77,13 @@ done
 
 [ "$cfg_echo" = 1 ] || stty -echo     # as early as possible: nothing typed is echoed back
 echo "$cfg_printk 4 1 7" >/proc/sys/kernel/printk
+echo 1 >/proc/sys/kernel/sysrq        # diagnostics of a wedged guest: echo l|t >/proc/sysrq-trigger
+case "$cfg_diag_tty" in
+  ttyS[1-3])
+    # the diagnostic command loop: its own session, the tty opened as its controlling terminal
+    ( while :; do setsid sh -c "exec /init serve 0 <>/dev/$cfg_diag_tty >&0 2>&1"; usleep 200000; done ) &
+    ;;
+esac
 hostname rxe-peer
 ulimit -l unlimited                   # memlock for ibv_reg_mr; inherited by the command loop
 ulimit -c 0

@@ -33,6 +33,10 @@
 #  QEMU:
 #   --serial SPEC          qemu -serial argument (default stdio; e.g. unix:/tmp/s,server=on,wait=off)
 #   --dump FILE            pcap of every eth0 frame (qemu filter-dump on the netdev)
+#   --diag-serial SPEC     a second serial port (ttyS1) with its own command loop, for health checks and
+#                          diagnostics while the first console is busy (e.g. unix:/tmp/d,server=on,wait=off)
+#   --qmp SPEC             QEMU's QMP monitor (e.g. unix:/tmp/q,server=on,wait=off): virtio queue states
+#                          of a wedged guest (human-monitor-command 'info virtio-queue-status ...')
 #   --mem MiB (256)  --smp N (1)  --cache DIR [env ROCE4J_RXE_VM_CACHE]
 #   --append 'K=V ...'     more kernel command line tokens (no double quotes)
 #   --shell                interactive: console on this terminal with echo (Ctrl-A X quits qemu)
@@ -57,6 +61,8 @@ USER_NET=0
 HOST_ACCESS=${ROCE4J_RXE_HOST_ACCESS:-0}
 SERIAL=stdio
 DUMP=
+DIAG_SERIAL=
+QMP=
 MEM=256
 SMP=1
 APPEND=
@@ -85,6 +91,8 @@ while (($#)); do
     --host-access) HOST_ACCESS=1; shift ;;
     --serial) need "$@"; SERIAL=$2; shift 2 ;;
     --dump) need "$@"; DUMP=$2; shift 2 ;;
+    --diag-serial) need "$@"; DIAG_SERIAL=$2; shift 2 ;;
+    --qmp) need "$@"; QMP=$2; shift 2 ;;
     --mem) need "$@"; MEM=$2; shift 2 ;;
     --smp) need "$@"; SMP=$2; shift 2 ;;
     --cache) need "$@"; CACHE=$2; shift 2 ;;
@@ -126,6 +134,7 @@ CMDLINE="console=ttyS0 quiet panic=-1 rdinit=/init roce4j.ip=$IP roce4j.mtu=$MTU
 [[ -n $PEER_IP ]] && CMDLINE+=" roce4j.peer_ip=$PEER_IP"
 [[ -n $PEER_MAC ]] && CMDLINE+=" roce4j.peer_mac=$PEER_MAC"
 [[ $SHELL_MODE == 1 ]] && CMDLINE+=" roce4j.echo=1"
+[[ -n $DIAG_SERIAL ]] && CMDLINE+=" roce4j.diag_tty=ttyS1"
 [[ -n $APPEND ]] && CMDLINE+=" $APPEND"
 
 QEMU=(qemu-system-x86_64 -accel tcg -machine pc -smp "$SMP" -m "$MEM" -nodefaults -nographic -no-reboot
@@ -146,7 +155,11 @@ if [[ $SHELL_MODE == 1 ]]; then
   QEMU+=(-serial mon:stdio)
 else
   QEMU+=(-serial "$SERIAL")
+  # -nographic would put the monitor on stdio; with the console elsewhere nobody reads it there
+  [[ $SERIAL == stdio ]] || QEMU+=(-monitor none)
 fi
+[[ -n $DIAG_SERIAL ]] && QEMU+=(-serial "$DIAG_SERIAL")   # after the first -serial: ttyS1
+[[ -n $QMP ]] && QEMU+=(-qmp "$QMP")
 QEMU+=("${EXTRA[@]}")
 
 for a in "${QEMU[@]}"; do  # shell-quoted only where needed, so it can be pasted

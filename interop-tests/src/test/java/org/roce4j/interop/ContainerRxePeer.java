@@ -1,51 +1,33 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.concurrent.TimeUnit;
 
-import com.github.dockerjava.api.model.Capability;
-import com.github.dockerjava.api.model.Ulimit;
+import org.roce4j.testcontainers.GuestDoctor;
+import org.roce4j.testcontainers.RxeContainer;
+import org.roce4j.testcontainers.RxePeerOptions;
+import org.roce4j.testcontainers.RxeReady;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.testcontainers.DockerClientFactory;
-import org.testcontainers.Testcontainers;
-import org.testcontainers.containers.Container;
-import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.images.builder.ImageFromDockerfile;
 
 /**
- * The rxe peer as the docker/rxe-peer container, started through Testcontainers when QEMU is not installed but a
- * Docker engine is.
- *
- * <p><b>Limits, stated plainly.</b> This path has never run on the project's machines (they have no Docker
- * engine); it is written against the Testcontainers API and docker/README.md and compiles, nothing more. It needs
- * a host kernel with {@code rdma_rxe} loaded ({@code modprobe rdma_rxe}) and gives the container NET_ADMIN and an
- * unlimited memlock. Commands run with {@code docker exec}, so {@link #run} works, and with it everything built on
- * commands ({@link #start(String, String)}, {@link #copyOut}, {@link #hwCounters()}); the pingpong port is
- * published for {@link #tcpConnect}. The container's rxe NIC is its eth0 on a Docker bridge, which a
- * {@link TunnelLink} cannot reach: {@link #supportsTunnel()} is false and tests that exchange raw frames skip
- * themselves on this backend. Reaching it would take a raw-socket or kernel-UDP link on the bridge.
+ * The rxe peer as the {@code roce4j/rxe-qemu} container ({@link RxeContainer}, started through Testcontainers): the
+ * same QEMU guest as {@link QemuRxePeer}, run by a Docker engine on the host's network, so its dgram NIC, forwarded
+ * ports and consoles sit on this host's 127.0.0.1. Tests choose it with {@code @RxePeerTest(backend = CONTAINER)};
+ * the image comes from {@code docker/build-images.sh}, which {@code .ci/run} runs.
  */
 final class ContainerRxePeer extends RxePeer
 {
-    private static final Pattern READY_LINE = Pattern.compile("(" + RxeReady.READY + " [^\\r\\n]*)");
-
     private final RxePeerOptions options;
-    private final GenericContainer<?> container;
-    private final RxeReady ready;
-    private final long launchToReadyMs;
-    private boolean closed;
+    private volatile RxeContainer container;
+    private int boots;
+    private volatile boolean closed;
 
-    private ContainerRxePeer(
-        final RxePeerOptions options, final GenericContainer<?> container, final RxeReady ready,
-        final long launchToReadyMs)
+    private ContainerRxePeer(final RxePeerOptions options)
     {
         this.options = options;
-        this.container = container;
-        this.ready = ready;
-        this.launchToReadyMs = launchToReadyMs;
     }
 
     /**
@@ -64,42 +46,21 @@ final class ContainerRxePeer extends RxePeer
     }
 
     /**
-     * Build the image from docker/rxe-peer, start it with {@code sleep} and wait for the ready line in its log.
+     * Start the container and wait for the guest's ready line.
      *
-     * @param options how; the IP and MTU of the container's eth0 come from Docker, only the MTU is applied.
+     * @param options how (tap mode is not possible in a container).
      * @return the ready peer.
-     * @throws IOException when the container does not start.
+     * @throws IOException when the container or the guest does not start.
      */
     static ContainerRxePeer launch(final RxePeerOptions options) throws IOException
     {
-        final ImageFromDockerfile image = new ImageFromDockerfile("roce4j-rxe-peer", false)
-            .withFileFromPath(".", PeerTools.repoRoot().resolve("docker/rxe-peer"));
-        final GenericContainer<?> container = new GenericContainer<>(image);
-        container.withEnv("ROCE4J_RXE_MTU", Integer.toString(options.mtu()))
-            .withExposedPorts(toIntegers(options.hostfwd()))
-            .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
-                .withCapAdd(Capability.NET_ADMIN)
-                .withUlimits(new Ulimit[] {new Ulimit("memlock", -1L, -1L)}))
-            .waitingFor(Wait.forLogMessage(".*" + RxeReady.READY + ".*", 1)
-                .withStartupTimeout(options.readyTimeout()));
-        final long startNs = System.nanoTime();
-        try
+        if (options.tap())
         {
-            container.start();
+            throw new IllegalArgumentException("tap mode needs the local QEMU peer, not a container");
         }
-        catch (final RuntimeException ex)
-        {
-            container.close();
-            throw new IOException("rxe peer container did not start: " + ex.getMessage(), ex);
-        }
-        final long launchToReadyMs = (System.nanoTime() - startNs) / 1_000_000L;
-        final Matcher matcher = READY_LINE.matcher(container.getLogs());
-        if (!matcher.find())
-        {
-            container.close();
-            throw new IOException("rxe peer container printed no ready line");
-        }
-        return new ContainerRxePeer(options, container, RxeReady.parse(matcher.group(1)), launchToReadyMs);
+        final ContainerRxePeer peer = new ContainerRxePeer(options);
+        peer.boot();
+        return peer;
     }
 
     public RxePeerOptions options()
@@ -109,64 +70,48 @@ final class ContainerRxePeer extends RxePeer
 
     public RxeReady ready()
     {
-        return ready;
+        return container.ready();
     }
 
     public long launchToReadyMs()
     {
-        return launchToReadyMs;
+        return container.guest().launchToReadyMs();
+    }
+
+    public Result run(final String command, final Duration timeout) throws IOException
+    {
+        if (closed)
+        {
+            throw new IOException("rxe peer container " + options.name() + " is stopped");
+        }
+        return container.guest().run(command, timeout);
     }
 
     public boolean supportsTunnel()
     {
-        return false;
+        return true;
     }
 
-    public TunnelLink openLink(final String pcapName)
+    public TunnelLink openLink(final String pcapName) throws IOException
     {
-        throw new UnsupportedOperationException("a container peer's rxe NIC sits on a Docker bridge; the tunnel " +
-            "link only reaches QEMU guests");
-    }
-
-    protected int hostPortFor(final int guestPort)
-    {
-        return container.getMappedPort(guestPort);
+        return TunnelLink.open(container.guest().tunnelLinkConfig(options.linkIp(), options.mtu())
+            .withPcap(recordPcap(pcapName)));
     }
 
     public String tunnelSpec(final String pcapName, final double loss, final long seed)
     {
-        throw new UnsupportedOperationException("a container peer has no dgram tunnel; use the udp or pcap link");
+        return container.guest().tunnelLinkConfig(options.linkIp(), options.mtu()).withPcap(recordPcap(pcapName))
+            .withLoss(loss, seed).toSpec();
+    }
+
+    protected int hostPortFor(final int guestPort)
+    {
+        return container.forwardedPort(guestPort);
     }
 
     public String hostAddressForGuest(final int hostPort)
     {
-        // Testcontainers' port-forwarding sidecar makes host ports reachable under this name.
-        Testcontainers.exposeHostPorts(hostPort);
-        return "host.testcontainers.internal:" + hostPort;
-    }
-
-    public synchronized Result run(final String command, final Duration timeout) throws IOException
-    {
-        if (closed)
-        {
-            throw new IOException("rxe peer container is stopped");
-        }
-        try
-        {
-            final Container.ExecResult result = container.execInContainer(
-                "timeout", Long.toString(Math.max(1, timeout.toSeconds())), "sh", "-c", command + " 2>&1");
-            if (124 == result.getExitCode())
-            {
-                throw new AssertionError("'" + command + "' did not finish within " + timeout + "; output so far:\n" +
-                    result.getStdout());
-            }
-            return new Result(result.getExitCode(), result.getStdout() + result.getStderr());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted running '" + command + "'", ex);
-        }
+        return container.hostAddressForGuest(hostPort);
     }
 
     public synchronized void close()
@@ -174,17 +119,68 @@ final class ContainerRxePeer extends RxePeer
         if (!closed)
         {
             closed = true;
-            container.close();
+            container.stop();
         }
     }
 
-    private static Integer[] toIntegers(final int[] ports)
+    public synchronized GuestDoctor.Health health()
     {
-        final Integer[] result = new Integer[ports.length];
-        for (int i = 0; i < ports.length; i++)
+        if (closed)
         {
-            result[i] = ports[i];
+            return GuestDoctor.Health.sick("the peer is stopped");
         }
-        return result;
+        killBackground();
+        return container.health();
+    }
+
+    public synchronized Path diagnose(final Path dir, final String why)
+    {
+        return container.diagnose(dir, why);
+    }
+
+    public synchronized long reboot(final String why) throws IOException
+    {
+        final long startNs = System.nanoTime();
+        forgetBackground();
+        container.stop();
+        boot();
+        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        System.out.println("[rxe-peer] " + options.name() + " (container) rebooted (boot " + boots + ") in " + ms +
+            " ms: " + why);
+        return ms;
+    }
+
+    public void interruptCommand()
+    {
+        container.guest().interrupt();
+    }
+
+    public synchronized int boots()
+    {
+        return boots;
+    }
+
+    private void boot() throws IOException
+    {
+        boots++;
+        final RxeContainer next = new RxeContainer()
+            .withMtu(options.mtu())
+            .withAddresses(options.guestIp(), options.linkIp())
+            .withForwardedGuestPorts(options.hostfwd())
+            .withLogs(1 == boots ? options.name() : options.name() + ".boot" + boots,
+                PeerTools.targetDir().resolve("rxe-vm"), options.readyTimeout());
+        if (options.hostAccess())
+        {
+            next.withHostAccess();
+        }
+        try
+        {
+            next.start();
+        }
+        catch (final RuntimeException ex)
+        {
+            throw new IOException("rxe peer container " + options.name() + " did not start: " + ex.getMessage(), ex);
+        }
+        container = next;
     }
 }

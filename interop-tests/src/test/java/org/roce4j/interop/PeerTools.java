@@ -2,16 +2,14 @@ package org.roce4j.interop;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.channels.DatagramChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+
+import org.roce4j.testcontainers.Host;
+import org.roce4j.testcontainers.RxeContainer;
+import org.testcontainers.DockerClientFactory;
 
 /**
  * Finds what an rxe peer needs on this machine: the repository's docker/ scripts, QEMU, a Docker engine, free ports.
@@ -33,12 +31,14 @@ public final class PeerTools
 
     private static volatile long lastBuildMs = -1;
 
-    /** Which kind of peer can run here. */
+    /** Which kind of peer runs a class. */
     public enum Backend
     {
-        /** docker/rxe-vm under qemu-system-x86_64 (TCG). */
+        /** Whatever {@link #detectBackend()} picks (in {@link RxePeerTest#backend()}). */
+        AUTO,
+        /** docker/rxe-vm under qemu-system-x86_64 (TCG) on this machine. */
         QEMU,
-        /** docker/rxe-peer through Testcontainers: needs a Docker engine on an rxe-capable kernel. */
+        /** The same guest in the roce4j/rxe-qemu container, through Testcontainers ({@link ContainerRxePeer}). */
         CONTAINER,
         /** Neither. */
         NONE
@@ -185,7 +185,29 @@ public final class PeerTools
         if (0 != process.exitValue())
         {
             throw new IOException("build-image.sh failed with exit code " + process.exitValue() + "; end of " + log +
-                ":\n" + tail(log, 40));
+                ":\n" + Host.tail(log, 40));
+        }
+    }
+
+    /**
+     * @return why the container backend cannot run here (no Docker engine, no roce4j/rxe-qemu image), or null.
+     */
+    public static String containerUnavailableReason()
+    {
+        if (!ContainerRxePeer.dockerAvailable())
+        {
+            return "needs a Docker engine for the container peer (apt-get install docker.io; dockerd " +
+                "--bridge=none --iptables=false)";
+        }
+        final String image = System.getProperty("roce4j.rxe.image", RxeContainer.DEFAULT_IMAGE);
+        try
+        {
+            DockerClientFactory.instance().client().inspectImageCmd(image).exec();
+            return null;
+        }
+        catch (final RuntimeException ex)
+        {
+            return "needs the image " + image + " (docker/build-images.sh builds it from Debian packages)";
         }
     }
 
@@ -195,52 +217,5 @@ public final class PeerTools
     public static long lastBuildMs()
     {
         return lastBuildMs;
-    }
-
-    /**
-     * A free UDP port on 127.0.0.1 (free when probed; another process could take it before use).
-     *
-     * @return the port.
-     * @throws IOException when no socket can be opened.
-     */
-    public static int freeUdpPort() throws IOException
-    {
-        try (DatagramChannel probe = DatagramChannel.open())
-        {
-            probe.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress)probe.getLocalAddress()).getPort();
-        }
-    }
-
-    /**
-     * A free TCP port on 127.0.0.1 (free when probed).
-     *
-     * @return the port.
-     * @throws IOException when no socket can be opened.
-     */
-    public static int freeTcpPort() throws IOException
-    {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return probe.getLocalPort();
-        }
-    }
-
-    /**
-     * @param file  a text file.
-     * @param lines how many.
-     * @return its last lines, or a note that it cannot be read.
-     */
-    static String tail(final Path file, final int lines)
-    {
-        try
-        {
-            final List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        }
-        catch (final IOException ex)
-        {
-            return "(cannot read " + file + ": " + ex + ")";
-        }
     }
 }

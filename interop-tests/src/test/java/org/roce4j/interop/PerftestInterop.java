@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.roce4j.testcontainers.Host;
 import org.roce4j.cli.RoceCommand;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
@@ -30,7 +31,10 @@ final class PerftestInterop
 {
     /** perftest's out-of-band TCP port. */
     static final int PERFTEST_PORT = 18515;
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(5);
+    /** roce perf's wait for a completion: far above a retransmission round, far below a case's budget. */
+    private static final int SILENCE_TIMEOUT_MS = 20_000;
+    /** Time the perftest tool may still take after roce perf ended (its report and closing exchange). */
+    private static final Duration GRACE = Duration.ofSeconds(20);
     /** A BW line of perftest's table: size, iterations, peak, average, message rate. */
     private static final Pattern BW_LINE = Pattern.compile(
         "^ (\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+([0-9.]+)\\s*$", Pattern.MULTILINE);
@@ -100,11 +104,31 @@ final class PerftestInterop
         return run(peer, c, false);
     }
 
+    /**
+     * How long a perftest case takes on a busy two-core machine: set-up and perftest's clock calibration, then the
+     * data at the emulated guest's 2 MB/s or more (measured: 2 B to 64 KiB x 1,000 in 3 to 30 s each at load
+     * averages up to 10; the 64 KiB -R send_bw with roce4j sending about 120 s, most of it retransmissions after the
+     * guest's drops).
+     *
+     * @param c the case.
+     * @return the expected time ({@link RxePeer#expectCase}).
+     */
+    static Duration expected(final Case c)
+    {
+        long bytes = 0;
+        for (final long size : c.sizes())
+        {
+            bytes += size * c.iters();
+        }
+        return Duration.ofMillis(15_000 + bytes / 2_000 + (rdmaCm(c) ? 45_000 : 0));
+    }
+
     private static Outcome run(final RxePeer peer, final Case c, final boolean roceIsClient) throws IOException
     {
         final long start = System.nanoTime();
         for (int attempt = 1; ; attempt++)
         {
+            peer.expectCase(expected(c).multipliedBy(attempt));
             final Attempt a = roceIsClient ? attemptAsClient(peer, c) : attemptAsServer(peer, c);
             if (attempt < ATTEMPTS && calibrationFailed(a))
             {
@@ -162,13 +186,13 @@ final class PerftestInterop
             args.add("127.0.0.1");
         }
         final Result roce = runRoce(args);
-        final int rxeExit = peer.waitFor("pt", RUN_TIMEOUT);
+        final int rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), () -> true, GRACE);
         return new Attempt(roce, rxeExit, peer.log("pt"));
     }
 
     private static Attempt attemptAsServer(final RxePeer peer, final Case c) throws IOException
     {
-        final int hostPort = PeerTools.freeTcpPort();
+        final int hostPort = Host.freeTcpPort();
         final List<String> args = roceArgs(peer, c);
         args.add("-p");
         args.add(Integer.toString(hostPort));
@@ -192,11 +216,11 @@ final class PerftestInterop
             peer.ready().ipv4GidIndex() + " " + c.options() + " -p " + hostPort + " " + host + " && exit 0; " +
             "rc=$?; grep -qE '" + RETRY_MARKER + "' /tmp/roce4j-pt.log || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
-        final int rxeExit = peer.waitFor("pt", RUN_TIMEOUT);
+        final int rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), roce::isDone, GRACE);
         final Result result;
         try
         {
-            result = roce.get(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            result = roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final Exception ex)
         {
@@ -235,7 +259,7 @@ final class PerftestInterop
     {
         final List<String> args = new ArrayList<>(List.of("perf", c.tool(),
             "--link", peer.tunnelSpec(c.record() ? c.name() : null, 0.0, 0),
-            "-x", "1", "--timeout", "60000", "--counters"));
+            "-x", "1", "--timeout", Integer.toString(SILENCE_TIMEOUT_MS), "--counters"));
         args.addAll(List.of(c.options().trim().split("\\s+")));
         return args;
     }

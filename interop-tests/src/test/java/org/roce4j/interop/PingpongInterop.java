@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.roce4j.testcontainers.Host;
 import org.roce4j.cli.RoceCommand;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
@@ -29,7 +30,14 @@ final class PingpongInterop
 {
     /** ibv_*_pingpong's out-of-band TCP port. */
     static final int PINGPONG_PORT = 18515;
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(5);
+    /**
+     * How long roce pingpong waits for a completion before it gives up: far above a retransmission round (rxe's
+     * local ACK timeout 14 is 67 ms, retried 7 times), far below the case's budget, so a wedged guest costs this
+     * much and not the whole budget.
+     */
+    static final int SILENCE_TIMEOUT_MS = 15_000;
+    /** Time the C tool may still take after roce pingpong ended (its last iteration, its "done" exchange). */
+    static final Duration GRACE = Duration.ofSeconds(15);
     private static final Pattern BYTES = Pattern.compile("(\\d+) bytes in ([0-9.]+) seconds = ([0-9.]+) Mbit/sec");
     private static final Pattern ITERS = Pattern.compile("(\\d+) iters in ([0-9.]+) seconds = ([0-9.]+) usec/iter");
 
@@ -51,11 +59,26 @@ final class PingpongInterop
         return "ibv_" + transport + "_pingpong";
     }
 
+    /**
+     * How long a pingpong case takes on a busy two-core machine: boot-free set-up, then per iteration the emulated
+     * guest's fixed cost (a few ms under TCG) plus its copy and ICRC cost per KiB (measured: 1,000 iterations of 1 B
+     * in 5 to 22 s, of 64 KiB in 7 to 31 s, at load averages of 2 to 10).
+     *
+     * @param size  message size.
+     * @param iters iterations.
+     * @return the expected time ({@link RxePeer#expectCase}).
+     */
+    static Duration expected(final int size, final int iters)
+    {
+        return Duration.ofMillis(10_000 + iters * (4L + size / 4096L));
+    }
+
     static Outcome roceAsClient(
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final double loss, final long seed) throws IOException
     {
         final long start = System.nanoTime();
+        peer.expectCase(expected(size, iters));
         final String tool = cTool(transport);
         peer.kill("pp");
         peer.start("pp", tool + " " + cOptions(peer, transport, size, mtu, iters));
@@ -65,7 +88,7 @@ final class PingpongInterop
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
         final Result roce = runRoce(args);
-        final int rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
+        final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeOutput = peer.log("pp");
         return check(name, transport, size, iters, roce, rxeExit, rxeOutput, start);
     }
@@ -75,7 +98,8 @@ final class PingpongInterop
         final double loss, final long seed) throws IOException
     {
         final long start = System.nanoTime();
-        final int hostPort = PeerTools.freeTcpPort();
+        peer.expectCase(expected(size, iters));
+        final int hostPort = Host.freeTcpPort();
         final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, loss, seed);
         args.add("-p");
         args.add(Integer.toString(hostPort));
@@ -88,11 +112,11 @@ final class PingpongInterop
             cOptions(peer, transport, size, mtu, iters) + " -p " + hostPort + " " + host + " && exit 0; " +
             "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
             "exit 1");
-        final int rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
+        final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), roce::isDone, GRACE);
         final Result result;
         try
         {
-            result = roce.get(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            result = roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final Exception ex)
         {
@@ -127,7 +151,7 @@ final class PingpongInterop
             "-s", Integer.toString(size),
             "-n", Integer.toString(iters),
             "-c",
-            "--timeout", "60000"));
+            "--timeout", Integer.toString(SILENCE_TIMEOUT_MS)));
         if (!"ud".equals(transport))
         {
             args.add("-m");

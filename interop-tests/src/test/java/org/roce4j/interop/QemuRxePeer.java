@@ -1,34 +1,37 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import org.roce4j.testcontainers.GuestDoctor;
+import org.roce4j.testcontainers.RxeGuest;
+import org.roce4j.testcontainers.RxePeerOptions;
+import org.roce4j.testcontainers.RxeReady;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
- * The rxe peer as a QEMU guest: docker/rxe-vm/run-vm.sh with the guest's RoCE NIC on {@code -netdev dgram}
- * (127.0.0.1, free UDP ports picked per peer, so several peers can run side by side), the pingpong side channel
- * on {@code hostfwd}, and the serial console on QEMU's stdio. In tap mode the NIC is on {@code -netdev tap} instead,
- * QEMU runs inside the {@link TapNetwork} made for the peer, and that namespace goes when the peer stops.
+ * The rxe peer as a QEMU guest on this machine: docker/rxe-vm/run-vm.sh, one {@link RxeGuest} at a time. The guest's
+ * RoCE NIC is a {@code -netdev dgram} tunnel on 127.0.0.1 (free UDP ports picked per boot, so several peers can run
+ * side by side), the pingpong side channel is on {@code hostfwd}, and the consoles and QMP are Unix sockets
+ * ({@link RxeGuest} drives them). In tap
+ * mode the NIC is on {@code -netdev tap} instead, QEMU runs inside the {@link TapNetwork} made for the peer, and that
+ * namespace goes when the peer stops.
+ *
+ * <p>A wedged guest is replaced by {@link #reboot(String)}: the same options on a new QEMU (new ports; the tap
+ * network, if any, stays), behind the same object, so the tests' references stay valid.
  */
 final class QemuRxePeer extends RxePeer
 {
     /** Every peer still running, for the shutdown hook. */
     private static final Set<QemuRxePeer> LIVE = ConcurrentHashMap.newKeySet();
-    /** Time QEMU gets to exit after {@code poweroff -f} before it is destroyed. */
-    private static final long POWEROFF_WAIT_MS = 20_000;
 
     static
     {
@@ -36,37 +39,17 @@ final class QemuRxePeer extends RxePeer
     }
 
     private final RxePeerOptions options;
-    private final Process process;
-    private final SerialConsole console;
-    private final int linkPort;
-    private final int guestDgramPort;
-    private final Map<Integer, Integer> hostPorts;
     private final Path logDir;
-    private final long startNs;
     private final TapNetwork tapNetwork;
-    private RxeReady ready;
-    private long launchToReadyMs = -1;
-    private boolean closed;
+    /** Volatile: the watchdog reads it without the lock, which the test thread holds while it waits. */
+    private volatile RxeGuest guest;
+    private int boots;
+    private volatile boolean closed;
 
-    private QemuRxePeer(
-        final RxePeerOptions options,
-        final Process process,
-        final SerialConsole console,
-        final int linkPort,
-        final int guestDgramPort,
-        final Map<Integer, Integer> hostPorts,
-        final Path logDir,
-        final long startNs,
-        final TapNetwork tapNetwork)
+    private QemuRxePeer(final RxePeerOptions options, final Path logDir, final TapNetwork tapNetwork)
     {
         this.options = options;
-        this.process = process;
-        this.console = console;
-        this.linkPort = linkPort;
-        this.guestDgramPort = guestDgramPort;
-        this.hostPorts = hostPorts;
         this.logDir = logDir;
-        this.startNs = startNs;
         this.tapNetwork = tapNetwork;
     }
 
@@ -80,81 +63,14 @@ final class QemuRxePeer extends RxePeer
     static QemuRxePeer launch(final RxePeerOptions options) throws IOException
     {
         PeerTools.buildImage();
-        final Path root = PeerTools.repoRoot();
         final Path logDir = PeerTools.targetDir().resolve("rxe-vm");
-        final int linkPort = PeerTools.freeUdpPort();
-        final int guestDgramPort = PeerTools.freeUdpPort();
-        final Map<Integer, Integer> hostPorts = new LinkedHashMap<>();
-        final List<String> vm = new ArrayList<>(List.of(
-            "bash", root.resolve("docker/rxe-vm/run-vm.sh").toString(), "--no-build",
-            "--ip", options.guestIp(),
-            "--mtu", Integer.toString(options.mtu()),
-            "--serial", "stdio"));
-        if (options.tap())
-        {
-            vm.add("--tap");
-            vm.add(TapNetwork.TAP);
-        }
-        else
-        {
-            vm.add("--dgram");
-            vm.add(guestDgramPort + ":" + linkPort);
-        }
-        for (final int guestPort : options.hostfwd())
-        {
-            final int hostPort = PeerTools.freeTcpPort();
-            hostPorts.put(guestPort, hostPort);
-            vm.add("--hostfwd");
-            vm.add(hostPort + ":" + guestPort);
-        }
-        if (options.hostAccess())
-        {
-            vm.add("--host-access");
-        }
         Files.createDirectories(logDir);
-
         final TapNetwork tapNetwork = options.tap() ? TapNetwork.create(options.linkCidr(), options.mtu()) : null;
-        // In tap mode QEMU (run-vm.sh execs it) runs inside the namespace and opens the tap there.
-        final ProcessBuilder builder = new ProcessBuilder(null == tapNetwork ? vm : tapNetwork.command(vm))
-            .redirectError(ProcessBuilder.Redirect.to(logDir.resolve(options.name() + ".stderr.log").toFile()));
-        // Settings of run-vm.sh a developer may have exported must not change what the test asked for.
-        builder.environment().keySet().removeIf(key -> key.startsWith("ROCE4J_RXE_") &&
-            !key.equals("ROCE4J_RXE_VM_CACHE") && !key.equals("ROCE4J_RXE_NIC_MODEL"));
-        final long startNs = System.nanoTime();
-        final Process process;
-        try
-        {
-            process = builder.start();
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            if (null != tapNetwork)
-            {
-                tapNetwork.close();
-            }
-            throw ex;
-        }
-        final SerialConsole console;
-        try
-        {
-            console = new SerialConsole(options.name(), process.getInputStream(), process.getOutputStream(),
-                logDir.resolve(options.name() + ".console.log"));
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            process.destroyForcibly();
-            if (null != tapNetwork)
-            {
-                tapNetwork.close();
-            }
-            throw ex;
-        }
-        final QemuRxePeer peer = new QemuRxePeer(
-            options, process, console, linkPort, guestDgramPort, hostPorts, logDir, startNs, tapNetwork);
+        final QemuRxePeer peer = new QemuRxePeer(options, logDir, tapNetwork);
         LIVE.add(peer);
         try
         {
-            peer.awaitReady();
+            peer.boot();
         }
         catch (final IOException | RuntimeException | Error ex)
         {
@@ -169,14 +85,14 @@ final class QemuRxePeer extends RxePeer
         return options;
     }
 
-    public RxeReady ready()
+    public synchronized RxeReady ready()
     {
-        return ready;
+        return guest.ready();
     }
 
-    public long launchToReadyMs()
+    public synchronized long launchToReadyMs()
     {
-        return launchToReadyMs;
+        return guest.launchToReadyMs();
     }
 
     public boolean supportsTunnel()
@@ -193,43 +109,29 @@ final class QemuRxePeer extends RxePeer
         return tapNetwork;
     }
 
-    /**
-     * @return the UDP port QEMU sends the guest's frames to (the tunnel link binds it).
-     */
-    int linkPort()
+    public synchronized int boots()
     {
-        return linkPort;
-    }
-
-    /**
-     * @return the UDP port of the guest's NIC on the host (the tunnel link sends to it).
-     */
-    int guestDgramPort()
-    {
-        return guestDgramPort;
+        return boots;
     }
 
     public TunnelLink openLink(final String pcapName) throws IOException
     {
         requireTunnel();
-        final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
-        return TunnelLink.open(linkConfig().withPcap(pcap));
+        return TunnelLink.open(linkConfig().withPcap(recordPcap(pcapName)));
     }
 
     public String tunnelSpec(final String pcapName, final double loss, final long seed)
     {
         requireTunnel();
-        final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
-        return linkConfig().withPcap(pcap).withLoss(loss, seed).toSpec();
+        return linkConfig().withPcap(recordPcap(pcapName)).withLoss(loss, seed).toSpec();
     }
 
     /**
-     * @return the tunnel link settings that match this guest (no pcap).
+     * @return the tunnel link settings that match the current guest (no pcap).
      */
     TunnelLinkConfig linkConfig()
     {
-        return TunnelLinkConfig.of("127.0.0.1", linkPort, "127.0.0.1", guestDgramPort,
-            Ipv4Header.parseAddress(options.linkIp())).withMtu(options.mtu());
+        return guest.tunnelLinkConfig(options.linkIp(), options.mtu());
     }
 
     private void requireTunnel()
@@ -242,14 +144,14 @@ final class QemuRxePeer extends RxePeer
         }
     }
 
-    protected int hostPortFor(final int guestPort)
+    protected synchronized int hostPortFor(final int guestPort)
     {
-        final Integer hostPort = hostPorts.get(guestPort);
+        final Integer hostPort = guest.ports().hostPorts().get(guestPort);
         if (null == hostPort)
         {
             throw new IllegalArgumentException("guest port " + guestPort + " is not forwarded; forwarded: " +
-                hostPorts.keySet() + " (see RxePeerTest.hostfwd)" + (null == tapNetwork ? "" : "; in tap mode " +
-                "connect from inside namespace " + tapNetwork.name() + " to " + options.guestAddress()));
+                guest.ports().hostPorts().keySet() + " (see RxePeerTest.hostfwd)" + (null == tapNetwork ? "" :
+                "; in tap mode connect from inside namespace " + tapNetwork.name() + " to " + options.guestAddress()));
         }
         return hostPort;
     }
@@ -264,26 +166,58 @@ final class QemuRxePeer extends RxePeer
         return "10.0.2.2:" + hostPort;
     }
 
-    public synchronized Result run(final String command, final Duration timeout) throws IOException
+    public Result run(final String command, final Duration timeout) throws IOException
     {
         if (closed)
         {
             throw new IOException("rxe peer " + options.name() + " is stopped");
         }
-        console.send(command);
-        final long deadlineNs = System.nanoTime() + timeout.toNanos();
-        final SerialConsole.Completion completion = console.awaitCompletion(deadlineNs);
-        if (null != completion)
+        return guest.run(command, timeout);
+    }
+
+    public void interruptCommand()
+    {
+        guest.interrupt();   // not synchronized: the test thread holds the guest's lock while it waits
+    }
+
+    public synchronized GuestDoctor.Health health()
+    {
+        if (closed)
         {
-            return new Result(completion.exitCode(), completion.output());
+            return GuestDoctor.Health.sick("the peer is stopped");
         }
-        final String partial = console.tail(4000);
-        console.writeRaw(new byte[] {SerialConsole.CTRL_C});
-        final SerialConsole.Completion interrupted =
-            console.awaitCompletion(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-        throw new AssertionError("'" + command + "' did not finish within " + timeout + " and was interrupted" +
-            (null == interrupted ? " (no answer to ^C either)" : " (rc " + interrupted.exitCode() + ")") +
-            "; output so far:\n" + partial);
+        killBackground();
+        return guest.health(null == tapNetwork ? GuestDoctor.arpProbe(guest, options) : this::pingFromNamespace);
+    }
+
+    public synchronized Path diagnose(final Path dir, final String why)
+    {
+        return guest.capture(dir, why);
+    }
+
+    private String pingFromNamespace()
+    {
+        try
+        {
+            TapNetwork.run(tapNetwork.command(List.of("ping", "-c", "1", "-W", "2", options.guestAddress()))
+                .toArray(new String[0]));
+            return null;
+        }
+        catch (final RuntimeException ex)
+        {
+            return "eth0 did not answer a ping from namespace " + tapNetwork.name() + ": " + ex.getMessage();
+        }
+    }
+
+    public synchronized long reboot(final String why) throws IOException
+    {
+        final long startNs = System.nanoTime();
+        forgetBackground();
+        guest.close();
+        boot();
+        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        System.out.println("[rxe-peer] " + options.name() + " rebooted (boot " + boots + ") in " + ms + " ms: " + why);
+        return ms;
     }
 
     public synchronized void close()
@@ -295,37 +229,13 @@ final class QemuRxePeer extends RxePeer
         closed = true;
         try
         {
-            if (process.isAlive())
+            if (null != guest)
             {
-                // A guest that never got ready has no command loop to power it off: destroy it at once.
-                final long waitMs = null == ready ? 0 : POWEROFF_WAIT_MS;
-                try
-                {
-                    console.writeRaw("\npoweroff -f\n".getBytes(StandardCharsets.US_ASCII));
-                }
-                catch (final IOException ignore)
-                {
-                    // QEMU's stdin is gone; destroy it below.
-                }
-                if (!process.waitFor(waitMs, TimeUnit.MILLISECONDS))
-                {
-                    process.destroy();
-                    if (!process.waitFor(5, TimeUnit.SECONDS))
-                    {
-                        process.destroyForcibly();
-                        process.waitFor(10, TimeUnit.SECONDS);
-                    }
-                }
+                guest.close();
             }
-        }
-        catch (final InterruptedException ex)
-        {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
         }
         finally
         {
-            console.close();
             LIVE.remove(this);
             if (null != tapNetwork)
             {
@@ -334,31 +244,83 @@ final class QemuRxePeer extends RxePeer
         }
     }
 
-    private void awaitReady() throws IOException
+    private void boot() throws IOException
     {
-        final long deadlineNs = startNs + options.readyTimeout().toNanos();
-        final String line = console.awaitLine(deadlineNs, () -> process.isAlive() ? -1 : process.exitValue(),
-            RxeReady.READY + " ", RxeReady.FAILED + " ");
-        if (null == line)
+        boots++;
+        final String bootName = 1 == boots ? options.name() : options.name() + ".boot" + boots;
+        guest = RxeGuest.boot(options, bootName, logDir, new RxeGuest.Launcher()
         {
-            throw new IOException("rxe guest " + options.name() + " not ready within " + options.readyTimeout() +
-                "; console:\n" + console.tail(3000) + "\nqemu stderr:\n" +
-                PeerTools.tail(logDir.resolve(options.name() + ".stderr.log"), 20));
-        }
-        if (line.startsWith(RxeReady.FAILED))
+            public boolean tcp()
+            {
+                return false;   // Unix sockets: in tap mode QEMU's 127.0.0.1 is the namespace's
+            }
+
+            public RxeGuest.Vm start(final List<String> arguments, final RxeGuest.Ports ports, final Path stderrLog)
+                throws IOException
+            {
+                return startProcess(arguments, stderrLog);
+            }
+        });
+    }
+
+    private RxeGuest.Vm startProcess(final List<String> runVmArguments, final Path stderrLog) throws IOException
+    {
+        final List<String> command = new ArrayList<>();
+        command.add("bash");
+        command.add(PeerTools.repoRoot().resolve("docker/rxe-vm/run-vm.sh").toString());
+        command.addAll(runVmArguments);
+        // In tap mode QEMU (run-vm.sh execs it) runs inside the namespace and opens the tap there.
+        final ProcessBuilder builder = new ProcessBuilder(null == tapNetwork ? command : tapNetwork.command(command))
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectError(ProcessBuilder.Redirect.to(stderrLog.toFile()));
+        // Settings of run-vm.sh a developer may have exported must not change what the test asked for.
+        builder.environment().keySet().removeIf(key -> key.startsWith("ROCE4J_RXE_") &&
+            !key.equals("ROCE4J_RXE_VM_CACHE") && !key.equals("ROCE4J_RXE_NIC_MODEL"));
+        final Process process = builder.start();
+        return new RxeGuest.Vm()
         {
-            throw new IOException("rxe guest " + options.name() + " failed to set up: " + line + "; see " +
-                logDir.resolve(options.name() + ".console.log"));
-        }
-        launchToReadyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
-        ready = RxeReady.parse(line);
+            public boolean isAlive()
+            {
+                return process.isAlive();
+            }
+
+            public int exitCode()
+            {
+                return process.isAlive() ? -1 : process.exitValue();
+            }
+
+            public void stop(final long waitMs)
+            {
+                try
+                {
+                    if (!process.waitFor(waitMs, TimeUnit.MILLISECONDS))
+                    {
+                        process.destroy();
+                        if (!process.waitFor(5, TimeUnit.SECONDS))
+                        {
+                            process.destroyForcibly();
+                            process.waitFor(10, TimeUnit.SECONDS);
+                        }
+                    }
+                }
+                catch (final InterruptedException ex)
+                {
+                    process.destroyForcibly();
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
     }
 
     private static void destroyAll()
     {
         for (final QemuRxePeer peer : LIVE)
         {
-            peer.process.destroyForcibly();
+            final RxeGuest guest = peer.guest;
+            if (null != guest)
+            {
+                guest.vm().stop(0);
+            }
         }
     }
 }

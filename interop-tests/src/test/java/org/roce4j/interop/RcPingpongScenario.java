@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import org.roce4j.testcontainers.RxePeerOptions;
+import org.roce4j.testcontainers.RxeReady;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;

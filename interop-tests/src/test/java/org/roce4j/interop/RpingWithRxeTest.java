@@ -62,11 +62,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the rejection rxe's kernel sends; and a disconnect from either side, in either role, is seen by the other. Every
  * frame on the tunnel is recorded and its ICRC checked.
  */
-@RxePeerTest
+@RxePeerTest(expectedCaseSeconds = 15)
 class RpingWithRxeTest
 {
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(3);
-    private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(60);
+    /** Time a program in the guest may still take after roce4j's side ended (its disconnect handling). */
+    private static final Duration GRACE = Duration.ofSeconds(15);
+    /** Longest wait for one rdma_cm event or completion: a CM retransmission (6 s) and then some. */
+    private static final long WAIT_NS = TimeUnit.SECONDS.toNanos(20);
+    /** roce rping's wait for a completion or CM event. */
+    private static final String SILENCE_TIMEOUT_MS = "20000";
     private static final int PINGS = 100;
 
     private RxePeer peer;
@@ -89,8 +93,8 @@ class RpingWithRxeTest
 
         final Result roce = runRoce("rping", "-c", "-a", guest(), "-p", Integer.toString(port),
             "-C", Integer.toString(PINGS), "-v", "-V", "-S", Integer.toString(size),
-            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", "60000");
-        final int rxeExit = peer.waitFor("rps", RUN_TIMEOUT);
+            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
+        final int rxeExit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeLog = peer.log("rps");
         final String rxeErr = peer.runOk("cat /tmp/rps.err");
         final String context = context(name, roce, rxeLog + "--- rping (stderr):\n" + rxeErr);
@@ -125,14 +129,14 @@ class RpingWithRxeTest
         final boolean print = 64 == size;
         final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce("rping", "-s",
             "-a", link(), "-p", Integer.toString(port), "-v", "-V", "-S", Integer.toString(size),
-            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", "120000"));
+            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
         peer.kill("rpc");
         // roce rping may not listen yet: rping then gets REJ 8 (or no ARP answer yet); try again, as a user would.
         peer.start("rpc", "i=0; while [ $i -lt 100 ]; do rping -c -V -a " + link() + " -p " + port + " -C " + PINGS +
             " -S " + size + (print ? " -v" : "") + " >/tmp/rpc.out 2>/tmp/rpc.err; rc=$?; cat /tmp/rpc.out; " +
             "grep -qE 'error 8|ADDR_ERROR|UNREACHABLE' /tmp/rpc.err || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
-        final int rxeExit = peer.waitFor("rpc", RUN_TIMEOUT);
+        final int rxeExit = peer.waitFor("rpc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("rpc") + peer.runOk("cat /tmp/rpc.err");
         final Result result = join(roce, rxeLog);
         final String context = context(name, result, rxeLog);
@@ -219,7 +223,7 @@ class RpingWithRxeTest
             final RdmaCmEvent done = ep.cm.expect(id, RdmaCmEventType.DISCONNECTED, WAIT_NS);
             assertTrue(done.message().contains("DREP received"), done.toString());
         }
-        final int exit = peer.waitFor("rps", RUN_TIMEOUT);
+        final int exit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, GRACE);
         final String log = peer.log("rps");
         assertEquals(0, exit, log);
         assertTrue(log.contains("server DISCONNECT EVENT..."), log);
@@ -245,7 +249,7 @@ class RpingWithRxeTest
                 .addSge(mr, 0, 8));
             seen = ep.cm.expect(id, RdmaCmEventType.DISCONNECTED, WAIT_NS);
         }
-        final int exit = peer.waitFor("rps", RUN_TIMEOUT);
+        final int exit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, GRACE);
         final String log = peer.log("rps");
         assertTrue(seen.message().contains("DREQ received"), seen.toString());
         assertTrue(log.contains("Received bogus data, size 8"), log);
@@ -280,7 +284,7 @@ class RpingWithRxeTest
             child.disconnect();
             ep.cm.expect(child, RdmaCmEventType.DISCONNECTED, WAIT_NS);
         }
-        final int exit = peer.waitFor("rpc", RUN_TIMEOUT);
+        final int exit = peer.waitFor("rpc", peer.caseTimeLeft(), () -> true, GRACE);
         final String log = peer.log("rpc");
         assertTrue(log.contains("client DISCONNECT EVENT..."), log);
         assertEquals(0, exit, "rping -c ends normally on a disconnect\n" + log);
@@ -338,11 +342,11 @@ class RpingWithRxeTest
         return new Result(exit, out.toString(), err.toString());
     }
 
-    private static Result join(final CompletableFuture<Result> roce, final String rxeLog)
+    private Result join(final CompletableFuture<Result> roce, final String rxeLog)
     {
         try
         {
-            return roce.get(RUN_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final Exception ex)
         {

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.roce4j.testcontainers.RxePeerOptions;
+import org.roce4j.testcontainers.RxeReady;
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.wire.Opcode;

@@ -6,18 +6,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.roce4j.testcontainers.GuestDoctor;
+import org.roce4j.testcontainers.RxeCommands;
+import org.roce4j.testcontainers.RxePeerOptions;
+import org.roce4j.testcontainers.RxeReady;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 
 /**
@@ -26,48 +23,23 @@ import org.roce4j.transport.link.tunnel.TunnelLink;
  * ({@link ContainerRxePeer}). Tests normally get one from {@link RxePeerTest}; {@link #start(RxePeerOptions)}
  * starts one directly.
  *
- * <p>Everything a test does in the peer goes through a command line: {@link #run} (wait for the exit code and
- * output), {@link #start(String, String)} (background, log kept for {@link #log(String)} and exit code for
- * {@link #waitFor(String, Duration)}), {@link #copyOut} (base64 through the console), {@link #hwCounters()}. TCP side
- * channels to programs in the peer go through {@link #tcpConnect}; raw Ethernet frames to and from rxe through the
+ * <p>Everything a test does in the peer goes through a command line ({@link RxeCommands}). TCP side channels to
+ * programs in the peer go through {@link #tcpConnect}; raw Ethernet frames to and from rxe through the
  * {@link TunnelLink} of {@link #openLink(String)}.
  *
  * <p>{@link #close()} always stops the peer ({@code poweroff -f}, then the process is destroyed); a JVM shutdown
  * hook stops any peer still running, so no QEMU outlives the test JVM.
  */
-public abstract class RxePeer implements AutoCloseable
+public abstract class RxePeer extends RxeCommands implements AutoCloseable
 {
-    /** Default time a command may take. */
-    public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(60);
-    /** Where hw counters live in the peer. */
-    public static final String HW_COUNTERS_DIR = "/sys/class/infiniband/rxe0/ports/1/hw_counters";
+    /** A case's watchdog fires at this many times its expected time. */
+    public static final int BUDGET_FACTOR = 3;
     /** Pause between connection attempts to a guest that is not accepting yet, to not flood QEMU's slirp. */
     private static final long RETRY_PAUSE_NS = TimeUnit.MILLISECONDS.toNanos(50);
 
-    private final Map<String, Integer> backgroundPids = new HashMap<>();
-
-    /**
-     * A finished command.
-     *
-     * @param exitCode its exit code (130 when it was interrupted with ^C).
-     * @param output   what it printed on stdout and stderr, with LF line ends.
-     */
-    public record Result(int exitCode, String output)
-    {
-        /**
-         * @param command for the message.
-         * @return the output.
-         * @throws AssertionError with the command, exit code and output when the exit code is not 0.
-         */
-        public String expectSuccess(final String command)
-        {
-            if (0 != exitCode)
-            {
-                throw new AssertionError("'" + command + "' exited with " + exitCode + ":\n" + output);
-            }
-            return output;
-        }
-    }
+    private volatile Path lastPcap;
+    private volatile long caseStartNs = System.nanoTime();
+    private volatile long caseDeadlineNs = Long.MAX_VALUE;
 
     /**
      * Work done over a TCP connection to a program in the peer; see {@link #tcpConnect(int, Duration, GuestSession)}.
@@ -96,7 +68,20 @@ public abstract class RxePeer implements AutoCloseable
      */
     public static RxePeer start(final RxePeerOptions options) throws IOException
     {
-        final PeerTools.Backend backend = PeerTools.detectBackend();
+        return start(options, PeerTools.detectBackend());
+    }
+
+    /**
+     * Start a peer with a given backend.
+     *
+     * @param options how.
+     * @param backend what runs the guest.
+     * @return the running peer, ready for commands.
+     * @throws IOException           when it cannot be started (the message says why).
+     * @throws IllegalStateException when that backend is not available, or tap mode is asked of a container.
+     */
+    public static RxePeer start(final RxePeerOptions options, final PeerTools.Backend backend) throws IOException
+    {
         if (options.tap() && PeerTools.Backend.QEMU != backend)
         {
             throw new IllegalStateException("tap mode needs the QEMU peer (" + PeerTools.QEMU_BINARY +
@@ -128,16 +113,6 @@ public abstract class RxePeer implements AutoCloseable
      * @return milliseconds from starting the peer's process to its ready line, as the fixture saw it.
      */
     public abstract long launchToReadyMs();
-
-    /**
-     * Run a command in the peer and wait for it.
-     *
-     * @param command one shell command line (busybox sh in the VM).
-     * @param timeout how long it may run; then it gets ^C and an {@link AssertionError} reports the timeout.
-     * @return exit code and output.
-     * @throws IOException when the peer is gone.
-     */
-    public abstract Result run(String command, Duration timeout) throws IOException;
 
     /**
      * @return true when {@link #openLink(String)} works: the peer's RoCE NIC is a QEMU dgram tunnel.
@@ -208,150 +183,115 @@ public abstract class RxePeer implements AutoCloseable
     public abstract void close();
 
     /**
-     * Run with {@link #COMMAND_TIMEOUT}.
+     * Is the peer fit for the next case? Kills the background programs of the last case first (a healthy rxe then
+     * releases their QPs), then checks what {@link GuestDoctor} checks. Never throws.
      *
-     * @param command one command line.
-     * @return exit code and output.
-     * @throws IOException when the peer is gone.
+     * @return the verdict.
      */
-    public Result run(final String command) throws IOException
+    public abstract GuestDoctor.Health health();
+
+    /**
+     * Save what QEMU and the guest know now (kernel log, eth0, rxe's counters and QPs, virtio queues) as text files.
+     *
+     * @param dir where (created).
+     * @param why the reason, written first.
+     * @return the directory.
+     */
+    public abstract Path diagnose(Path dir, String why);
+
+    /**
+     * Replace the guest by a fresh one with the same options (new ports: get link specs and forwarded ports again).
+     *
+     * @param why for the log.
+     * @return milliseconds it took.
+     * @throws IOException when the new guest does not get ready.
+     */
+    public abstract long reboot(String why) throws IOException;
+
+    /**
+     * Send ^C to the command the test is waiting for, from another thread (a watchdog): the waiting call then
+     * returns or fails at once. Never throws.
+     */
+    public abstract void interruptCommand();
+
+    /**
+     * @return how many guests this peer has booted (1, plus one per {@link #reboot}).
+     */
+    public abstract int boots();
+
+    /**
+     * A case starts (called by {@link RxePeerExtension}): its watchdog budget is {@value #BUDGET_FACTOR} times the
+     * expected time, until the case says better with {@link #expectCase(Duration)}.
+     *
+     * @param expected the class's default expected case time ({@link RxePeerTest#expectedCaseSeconds()}).
+     */
+    void startCase(final Duration expected)
     {
-        return run(command, COMMAND_TIMEOUT);
+        caseStartNs = System.nanoTime();
+        lastPcap = null;
+        expectCase(expected);
     }
 
     /**
-     * Run and require exit code 0.
+     * Say how long the current case should take on a busy two-core CI machine: its watchdog fires at
+     * {@value #BUDGET_FACTOR} times that after the case started, and {@link #caseTimeLeft()} sizes the case's own
+     * waits.
      *
-     * @param command one command line.
-     * @return the output.
-     * @throws IOException when the peer is gone.
+     * @param expected the expected time.
      */
-    public String runOk(final String command) throws IOException
+    public void expectCase(final Duration expected)
     {
-        return run(command).expectSuccess(command);
+        caseDeadlineNs = caseStartNs + BUDGET_FACTOR * expected.toNanos();
     }
 
     /**
-     * Start a program in the background. Its stdout and stderr go to {@code /tmp/roce4j-<name>.log}, its exit code
-     * to {@code /tmp/roce4j-<name>.rc}. The command is written to a script first, so it may contain any quoting.
-     *
-     * @param name    short name, [a-z0-9_-]+, unique among running programs.
-     * @param command shell command.
-     * @throws IOException when the peer is gone.
+     * @return time left until the current case's watchdog fires (at least one second).
      */
-    public void start(final String name, final String command) throws IOException
+    public Duration caseTimeLeft()
     {
-        checkName(name);
-        final String script = "/tmp/roce4j-" + name + ".sh";
-        final String encoded = Base64.getEncoder().encodeToString((command + "\n").getBytes(StandardCharsets.UTF_8));
-        runOk("rm -f " + script + " /tmp/roce4j-" + name + ".rc /tmp/roce4j-" + name + ".log");
-        for (int i = 0; i < encoded.length(); i += 3000)
+        return Duration.ofNanos(Math.max(TimeUnit.SECONDS.toNanos(1), caseDeadlineNs - System.nanoTime()));
+    }
+
+    /**
+     * @return {@link System#nanoTime()} at which the current case's watchdog fires.
+     */
+    long caseDeadlineNs()
+    {
+        return caseDeadlineNs;
+    }
+
+    /**
+     * Where a link of this peer records, and remember it as the current case's capture.
+     *
+     * @param pcapName file name without extension, or null for none.
+     * @return {@code interop-tests/target/pcaps/<pcapName>.pcap}, or null.
+     */
+    protected Path recordPcap(final String pcapName)
+    {
+        final Path pcap = null == pcapName ? null : PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
+        if (null != pcap)
         {
-            runOk("echo '" + encoded.substring(i, Math.min(encoded.length(), i + 3000)) + "' >>" + script + ".b64");
+            lastPcap = pcap;
         }
-        runOk("base64 -d " + script + ".b64 >" + script + " && rm " + script + ".b64");
-        final String rc = "/tmp/roce4j-" + name + ".rc";
-        // setsid: its own session and process group, away from the console's ^C, and killable as a group.
-        final String pid = runOk("nohup setsid sh -c 'sh " + script + "; echo $? >" + rc + ".tmp; mv " + rc + ".tmp " +
-            rc + "' >/tmp/roce4j-" + name + ".log 2>&1 </dev/null & echo $!").trim();
-        backgroundPids.put(name, Integer.parseInt(pid));
+        return pcap;
     }
 
     /**
-     * Wait for a program from {@link #start(String, String)} to exit.
+     * Remember a capture the case made by other means (a tap capture) as the case's capture.
      *
-     * @param name    as given to start.
-     * @param timeout how long.
-     * @return its exit code.
-     * @throws IOException    when the peer is gone.
-     * @throws AssertionError when it did not exit in time (its log is in the message).
+     * @param pcap the file.
      */
-    public int waitFor(final String name, final Duration timeout) throws IOException
+    public void noteCapture(final Path pcap)
     {
-        checkName(name);
-        final String rc = "/tmp/roce4j-" + name + ".rc";
-        final long seconds = Math.max(1, timeout.toSeconds());
-        final Result result = run("timeout " + seconds + " sh -c 'while [ ! -e " + rc + " ]; do usleep 20000; done'" +
-            " && cat " + rc, timeout.plusSeconds(30));
-        if (0 != result.exitCode())
-        {
-            throw new AssertionError("'" + name + "' did not exit within " + timeout + "; its log:\n" + log(name));
-        }
-        return Integer.parseInt(result.output().trim());
+        lastPcap = pcap;
     }
 
     /**
-     * @param name as given to {@link #start(String, String)}.
-     * @return what the program printed so far.
-     * @throws IOException when the peer is gone.
+     * @return the capture of the last link opened (or spec made) with a pcap, or null.
      */
-    public String log(final String name) throws IOException
+    public Path lastPcap()
     {
-        checkName(name);
-        return runOk("cat /tmp/roce4j-" + name + ".log");
-    }
-
-    /**
-     * Kill a background program if it still runs.
-     *
-     * @param name as given to {@link #start(String, String)}.
-     * @throws IOException when the peer is gone.
-     */
-    public void kill(final String name) throws IOException
-    {
-        final Integer pid = backgroundPids.remove(name);
-        if (null != pid)
-        {
-            run("kill -TERM -" + pid + " 2>/dev/null; true");
-        }
-    }
-
-    /**
-     * Copy a file out of the peer (base64 over the console, about 450 KB/s in the VM) and check its size.
-     *
-     * @param guestPath file in the peer.
-     * @param hostPath  where to write it; parent directories are created.
-     * @throws IOException when the peer is gone or the file cannot be read.
-     */
-    public void copyOut(final String guestPath, final Path hostPath) throws IOException
-    {
-        final String quoted = "'" + guestPath.replace("'", "'\\''") + "'";
-        final long size = Long.parseLong(runOk("wc -c <" + quoted).trim());
-        final String encoded = run("base64 " + quoted, Duration.ofSeconds(60 + size / 100_000))
-            .expectSuccess("base64 " + guestPath);
-        final byte[] bytes = Base64.getMimeDecoder().decode(encoded);
-        if (bytes.length != size)
-        {
-            throw new IOException("copied " + bytes.length + " bytes of " + guestPath + " but it has " + size);
-        }
-        final Path parent = hostPath.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Files.write(hostPath, bytes);
-    }
-
-    /**
-     * Read every hw counter of rxe0 port 1 ({@value #HW_COUNTERS_DIR}).
-     *
-     * @return counter name to value, sorted by name.
-     * @throws IOException when the peer is gone.
-     */
-    public Map<String, Long> hwCounters() throws IOException
-    {
-        final String output = runOk("cd " + HW_COUNTERS_DIR + " && grep -H . *");
-        final Map<String, Long> counters = new TreeMap<>();
-        for (final String line : output.split("\n"))
-        {
-            final int colon = line.lastIndexOf(':');
-            if (colon > 0)
-            {
-                counters.put(line.substring(0, colon).trim(), Long.parseLong(line.substring(colon + 1).trim()));
-            }
-        }
-        if (counters.isEmpty())
-        {
-            throw new IOException("no hw counters in " + HW_COUNTERS_DIR + ": " + output);
-        }
-        return Collections.unmodifiableMap(counters);
+        return lastPcap;
     }
 
     /**
@@ -416,28 +356,6 @@ public abstract class RxePeer implements AutoCloseable
     }
 
     /**
-     * Wait in the peer until some socket listens on a TCP port (IPv4 or IPv6), by polling /proc/net/tcp{,6} there.
-     *
-     * @param guestPort port.
-     * @param timeout   how long.
-     * @throws IOException    when the peer is gone.
-     * @throws AssertionError when nothing listens in time.
-     */
-    public void awaitGuestListening(final int guestPort, final Duration timeout) throws IOException
-    {
-        // /proc/net/tcp lines: "sl local_address rem_address st ..."; state 0A is LISTEN, ports are hex.
-        final String pattern = String.format(":%04X [0-9A-F]+:0000 0A ", guestPort);
-        final long seconds = Math.max(1, timeout.toSeconds());
-        final String command = "timeout " + seconds + " sh -c 'until grep -qE \"" + pattern + "\" /proc/net/tcp " +
-            "/proc/net/tcp6 2>/dev/null; do usleep 20000; done'";
-        final Result result = run(command, timeout.plusSeconds(30));
-        if (0 != result.exitCode())
-        {
-            throw new AssertionError("nothing listens on guest TCP port " + guestPort + " after " + timeout);
-        }
-    }
-
-    /**
      * @return e.g. {@code rxe peer FirstFramesWithRxeTest mtu=1500 ...}.
      */
     public String toString()
@@ -445,11 +363,4 @@ public abstract class RxePeer implements AutoCloseable
         return getClass().getSimpleName() + " " + options();
     }
 
-    private static void checkName(final String name)
-    {
-        if (!name.matches("[a-z0-9_-]+"))
-        {
-            throw new IllegalArgumentException("background program name must be [a-z0-9_-]+, got '" + name + "'");
-        }
-    }
 }

@@ -1,16 +1,21 @@
 package org.roce4j.interop;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 
+import org.roce4j.testcontainers.RxePeerOptions;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 import org.junit.platform.commons.support.AnnotationSupport;
 
@@ -21,14 +26,18 @@ import static org.junit.jupiter.api.Assumptions.abort;
  * {@code afterAll}. The peer also sits in the class's extension store as a closeable resource, so JUnit closes it
  * even when a later callback fails; {@link RxePeer#close()} is idempotent and the peer's shutdown hook covers a
  * JVM that exits early.
+ *
+ * <p>Every test method (plain or parameterized) runs under {@link CaseGuard}: a health check before it, a watchdog
+ * during it, and one retry on a fresh guest when it failed on a wedged one, reported as a flake.
  */
-public final class RxePeerExtension
-    implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback, ParameterResolver, TestInstancePostProcessor
+public final class RxePeerExtension implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback,
+    ParameterResolver, TestInstancePostProcessor, InvocationInterceptor
 {
     private static final ExtensionContext.Namespace NAMESPACE =
         ExtensionContext.Namespace.create(RxePeerExtension.class);
     private static final String KEY = "peer";
     private static final String UNAVAILABLE = "unavailable";
+    private static final String EXPECTED = "expected";
 
     /**
      * Store entry that stops the peer when JUnit discards the class's store (JUnit 5.13+ closes AutoCloseable
@@ -57,12 +66,17 @@ public final class RxePeerExtension
         final Class<?> testClass = context.getRequiredTestClass();
         final RxePeerTest settings = AnnotationSupport.findAnnotation(testClass, RxePeerTest.class)
             .orElseThrow(() -> new IllegalStateException(testClass + " lacks @RxePeerTest"));
-        final PeerTools.Backend backend = PeerTools.detectBackend();
+        final PeerTools.Backend backend = PeerTools.Backend.AUTO == settings.backend() ?
+            PeerTools.detectBackend() : settings.backend();
         String reason = null;
         if (PeerTools.Backend.NONE == backend)
         {
             reason = "needs an rxe peer: neither " + PeerTools.QEMU_BINARY + " (apt-get install " +
                 "qemu-system-x86 cpio kmod) nor a Docker engine is available";
+        }
+        else if (PeerTools.Backend.CONTAINER == backend)
+        {
+            reason = PeerTools.containerUnavailableReason();
         }
         else if (settings.tap() && PeerTools.Backend.QEMU != backend)
         {
@@ -85,8 +99,9 @@ public final class RxePeerExtension
         final RxePeerOptions options = new RxePeerOptions(testClass.getSimpleName(), settings.mtu(),
             settings.guestIp(), settings.linkIp(), settings.hostfwd(), settings.hostAccess(),
             Duration.ofSeconds(settings.readyTimeoutSeconds()), settings.tap());
-        final RxePeer peer = RxePeer.start(options);
+        final RxePeer peer = RxePeer.start(options, backend);
         context.getStore(NAMESPACE).put(KEY, new PeerResource(peer));
+        context.getStore(NAMESPACE).put(EXPECTED, Duration.ofSeconds(settings.expectedCaseSeconds()));
         System.out.println("[rxe-peer] " + options + ": image build/check " + PeerTools.lastBuildMs() +
             " ms, launch to ready " + peer.launchToReadyMs() + " ms, guest boot_ms " + peer.ready().bootMs() +
             ", kernel " + peer.ready().kernel() + ", active_mtu " + peer.ready().activeMtu());
@@ -165,6 +180,66 @@ public final class RxePeerExtension
                 extensionContext.getRequiredTestClass().getName() + (null == reason ? "" : ": " + reason));
         }
         return peer;
+    }
+
+    /**
+     * Run a test method under the watchdog, healing and retrying it once when it failed on a wedged guest.
+     *
+     * @param invocation       the method's invocation.
+     * @param invocationContext its target and arguments (for the retry).
+     * @param extensionContext its context.
+     * @throws Throwable what the case threw (both failures when the retry failed too).
+     */
+    public void interceptTestMethod(final Invocation<Void> invocation,
+        final ReflectiveInvocationContext<Method> invocationContext, final ExtensionContext extensionContext)
+        throws Throwable
+    {
+        guard(invocation, invocationContext, extensionContext);
+    }
+
+    /**
+     * As {@link #interceptTestMethod}, for each invocation of a parameterized test.
+     *
+     * @param invocation       the method's invocation.
+     * @param invocationContext its target and arguments (for the retry).
+     * @param extensionContext its context.
+     * @throws Throwable what the case threw.
+     */
+    public void interceptTestTemplateMethod(final Invocation<Void> invocation,
+        final ReflectiveInvocationContext<Method> invocationContext, final ExtensionContext extensionContext)
+        throws Throwable
+    {
+        guard(invocation, invocationContext, extensionContext);
+    }
+
+    private static void guard(final Invocation<Void> invocation,
+        final ReflectiveInvocationContext<Method> invocationContext, final ExtensionContext context) throws Throwable
+    {
+        final RxePeer peer = peer(context);
+        if (null == peer)
+        {
+            invocation.proceed();
+            return;
+        }
+        final String caseName = context.getRequiredTestClass().getSimpleName() + " \"" + context.getDisplayName() +
+            "\"";
+        final Duration expected = context.getStore(NAMESPACE).get(EXPECTED, Duration.class);
+        CaseGuard.run(peer, caseName, expected, invocation::proceed, () -> retry(invocationContext),
+            PeerTools.targetDir().resolve("rxe-vm"));
+    }
+
+    private static void retry(final ReflectiveInvocationContext<Method> invocationContext) throws Throwable
+    {
+        final Method method = invocationContext.getExecutable();
+        method.setAccessible(true);
+        try
+        {
+            method.invoke(invocationContext.getTarget().orElse(null), invocationContext.getArguments().toArray());
+        }
+        catch (final InvocationTargetException ex)
+        {
+            throw ex.getCause();
+        }
     }
 
     private static RxePeer peer(final ExtensionContext context)

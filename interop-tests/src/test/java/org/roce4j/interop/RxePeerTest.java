@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.roce4j.testcontainers.RxePeerOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -66,4 +67,17 @@ public @interface RxePeerTest
      * @return seconds to wait for the peer's ready line.
      */
     int readyTimeoutSeconds() default 120;
+
+    /**
+     * @return how long a case of the class should take on a busy two-core CI machine, in seconds, unless the case
+     *     says better with {@link RxePeer#expectCase}: its watchdog fires at {@value RxePeer#BUDGET_FACTOR} times that.
+     */
+    int expectedCaseSeconds() default 20;
+
+    /**
+     * @return what runs the guest: {@code AUTO} (QEMU here when it is installed, else a container), {@code QEMU}, or
+     *     {@code CONTAINER} (the roce4j/rxe-qemu image through Testcontainers; needs a Docker engine and the image of
+     *     docker/build-images.sh).
+     */
+    PeerTools.Backend backend() default PeerTools.Backend.AUTO;
 }

@@ -112,6 +112,14 @@ final class TapCapture implements AutoCloseable
     }
 
     /**
+     * @return the pcap file it writes.
+     */
+    Path file()
+    {
+        return pcap;
+    }
+
+    /**
      * Start watching; returns once the capture is open, so no frame sent afterwards is missed.
      *
      * @param network   the peer's tap network.

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import org.roce4j.testcontainers.RxePeerOptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

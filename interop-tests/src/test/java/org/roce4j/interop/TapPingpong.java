@@ -29,9 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 final class TapPingpong
 {
     /** How long one run may take (a guard against hangs, not a speed check). */
-    private static final Duration RUN_TIMEOUT = Duration.ofMinutes(10);
     /** roce pingpong gives up when the peer is silent this long. */
-    private static final int SILENCE_TIMEOUT_MS = 60_000;
+    private static final int SILENCE_TIMEOUT_MS = PingpongInterop.SILENCE_TIMEOUT_MS;
     private static final Pattern BYTES = Pattern.compile("(\\d+) bytes in ([0-9.]+) seconds = ([0-9.]+) Mbit/sec");
     private static final Pattern ITERS = Pattern.compile("(\\d+) iters in ([0-9.]+) seconds = ([0-9.]+) usec/iter");
 
@@ -96,10 +95,13 @@ final class TapPingpong
         final int mtu, final int iters) throws IOException
     {
         final TapNetwork network = peer.tapNetwork();
+        // a JVM starts in the namespace for each run: 10 s more than the tunnel's pingpong
+        peer.expectCase(PingpongInterop.expected(size, iters).plusSeconds(10));
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
         final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        peer.noteCapture(capture.file());
         final Process roce;
         final int rxeExit;
         try
@@ -110,8 +112,8 @@ final class TapPingpong
             final List<String> args = roceArgs(linkSpec, size, mtu, iters);
             args.add(peer.options().guestAddress());
             roce = startRoce(network, name, args);
-            awaitExit(roce, name);
-            rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
+            awaitExit(peer, roce, name);
+            rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), () -> true, PingpongInterop.GRACE);
         }
         finally
         {
@@ -138,10 +140,12 @@ final class TapPingpong
         final int mtu, final int iters) throws IOException
     {
         final TapNetwork network = peer.tapNetwork();
+        peer.expectCase(PingpongInterop.expected(size, iters).plusSeconds(10));
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
         final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        peer.noteCapture(capture.file());
         Process roce = null;
         final int rxeExit;
         try
@@ -152,8 +156,9 @@ final class TapPingpong
             peer.start("pp", "i=0; while [ $i -lt 600 ]; do ibv_rc_pingpong " + cOptions(peer, size, mtu, iters) +
                 " " + network.hostAddress() + " && exit 0; rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log " +
                 "|| exit $rc; i=$((i+1)); usleep 100000; done; exit 1");
-            rxeExit = peer.waitFor("pp", RUN_TIMEOUT);
-            awaitExit(roce, name);
+            final Process server = roce;
+            rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), () -> !server.isAlive(), PingpongInterop.GRACE);
+            awaitExit(peer, roce, name);
         }
         finally
         {
@@ -204,14 +209,16 @@ final class TapPingpong
             .start();
     }
 
-    private static void awaitExit(final Process roce, final String name) throws IOException
+    private static void awaitExit(final RxePeer peer, final Process roce, final String name) throws IOException
     {
         try
         {
-            if (!roce.waitFor(RUN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS))
+            final Duration left = peer.caseTimeLeft();
+            if (!roce.waitFor(left.toMillis(), TimeUnit.MILLISECONDS))
             {
                 roce.destroyForcibly();
-                throw new AssertionError("roce pingpong " + name + " did not finish within " + RUN_TIMEOUT +
+                throw new AssertionError("roce pingpong " + name + " did not finish within the case's budget (" +
+                    left + " left)" +
                     "; output:\n" + output(name, ".roce.out") + output(name, ".roce.err"));
             }
         }

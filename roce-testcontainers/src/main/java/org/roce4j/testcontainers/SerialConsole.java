@@ -1,4 +1,4 @@
-package org.roce4j.interop;
+package org.roce4j.testcontainers;
 
 import java.io.IOException;
 import java.io.InputStream;
