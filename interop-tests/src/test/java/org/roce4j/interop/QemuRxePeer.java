@@ -187,26 +187,13 @@ final class QemuRxePeer extends RxePeer
             return GuestDoctor.Health.sick("the peer is stopped");
         }
         killBackground();
-        return guest.health(null == tapNetwork ? GuestDoctor.arpProbe(guest, options) : this::pingFromNamespace);
+        return guest.health(null == tapNetwork ? GuestDoctor.arpProbe(guest, options) :
+            GuestDoctor.pingFromGuest(guest, options.linkIp()));
     }
 
     public synchronized Path diagnose(final Path dir, final String why)
     {
         return guest.capture(dir, why);
-    }
-
-    private String pingFromNamespace()
-    {
-        try
-        {
-            TapNetwork.run(tapNetwork.command(List.of("ping", "-c", "1", "-W", "2", options.guestAddress()))
-                .toArray(new String[0]));
-            return null;
-        }
-        catch (final RuntimeException ex)
-        {
-            return "eth0 did not answer a ping from namespace " + tapNetwork.name() + ": " + ex.getMessage();
-        }
     }
 
     public synchronized long reboot(final String why) throws IOException

@@ -111,6 +111,24 @@ public final class GuestDoctor
     }
 
     /**
+     * A ping from the guest to an address on its segment that answers ICMP (the tap's side in tap mode): busybox's
+     * ping on the diagnostic console, so nothing needs to be installed on the host.
+     *
+     * @param guest   the boot.
+     * @param address the address to ping.
+     * @return the liveness check of a NIC on a real segment.
+     */
+    public static Liveness pingFromGuest(final RxeGuest guest, final String address)
+    {
+        return () ->
+        {
+            final SerialConsole.Completion ping = guest.diag("ping -c 1 -W 2 " + address, CONSOLE_WAIT);
+            return null != ping && 0 == ping.exitCode() ? null :
+                "eth0 got no answer to a ping of " + address + (null == ping ? "" : ": " + ping.output().trim());
+        };
+    }
+
+    /**
      * @param guest    the boot.
      * @param liveness how to see that eth0 moves frames.
      * @return the verdict; never throws.
