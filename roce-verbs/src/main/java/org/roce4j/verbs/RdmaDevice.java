@@ -1,5 +1,6 @@
 package org.roce4j.verbs;
 
+import java.io.IOException;
 import java.nio.ByteOrder;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -17,12 +18,15 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.AsyncEvent;
+import org.roce4j.transport.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.CompletionRing;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.wire.AgronaAccess;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -30,11 +34,19 @@ import org.roce4j.wire.header.Ipv4Header;
  * port. It creates protection domains and completion queues, answers ibv_query_device / ibv_query_port /
  * ibv_query_gid, delivers asynchronous events and exposes every counter.
  *
+ * <pre>{@code
+ * try (RdmaDevice a = RdmaDevice.open("memory:10.0.0.1");      // a port of this JVM's in-memory fabric
+ *      RdmaDevice b = RdmaDevice.open("udp:192.168.1.20"))     // the kernel's UDP stack, a real network
+ * { ... }
+ * }</pre>
+ *
  * <p>Threading ({@link DeviceOptions#threadingMode}):
  * <ul>
- *   <li>{@link ThreadingMode#INVOKER}: the application's thread runs the engine. Every poll and wait on the device's
- *   completion queues, {@link #progress()} and {@link #getAsyncEvent(long)} run one duty cycle of every engine in
- *   the device's {@link ProgressGroup}. Use the device from that one thread only.</li>
+ *   <li>{@link ThreadingMode#INVOKER} (the default): the application's thread runs the engine. Every poll and wait on
+ *   the device's completion queues, {@link #progress()} and {@link #getAsyncEvent(long)} run one duty cycle of every
+ *   engine in the device's {@link ProgressGroup}: the one given in the options, or else the opening thread's
+ *   ({@link ProgressGroup#ofCurrentThread()}), so devices that one thread opens and drives always run together. Use
+ *   the device from that one thread only (a second thread running the group gets an error that says so).</li>
  *   <li>{@link ThreadingMode#DEDICATED}: an Agrona agent thread per device runs the engine. Control calls (create,
  *   modify, destroy, register) may come from any thread and are run on the engine thread; posting to a QP must come
  *   from one thread at a time per QP, and polling a CQ from one thread at a time per CQ.</li>
@@ -77,7 +89,7 @@ public final class RdmaDevice implements AutoCloseable
         this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
         if (ThreadingMode.INVOKER == mode)
         {
-            this.group = null != options.progressGroup() ? options.progressGroup() : new ProgressGroup();
+            this.group = null != options.progressGroup() ? options.progressGroup() : ProgressGroup.ofCurrentThread();
             this.runner = null;
             group.add(engine);
         }
@@ -102,13 +114,14 @@ public final class RdmaDevice implements AutoCloseable
      */
     public static RdmaDevice open(final Link link, final DeviceOptions options)
     {
+        AgronaAccess.require();
         ProgressGroup.requireNonNull(link, "link");
         ProgressGroup.requireNonNull(options, "options");
         return new RdmaDevice(link, options);
     }
 
     /**
-     * Open a device in INVOKER mode with default options.
+     * Open a device in INVOKER mode with default options: it joins the opening thread's progress group.
      *
      * @param link the medium.
      * @return the open device.
@@ -116,6 +129,50 @@ public final class RdmaDevice implements AutoCloseable
     public static RdmaDevice open(final Link link)
     {
         return open(link, DeviceOptions.invoker());
+    }
+
+    /**
+     * Open a device over the link a spec names, the specs the roce command takes with {@code --link} (parsed by
+     * {@link LinkSpecs}): {@code memory:IP[,mac=MAC][,mtu=1500]} for a port of this JVM's in-memory fabric,
+     * {@code udp:IP[,port=4791]} for the kernel's UDP stack, {@code pcap:IFACE[,ip=IP]} for raw Ethernet,
+     * {@code tunnel:...} for a QEMU guest. The device owns the link and closes it.
+     *
+     * @param linkSpec the link.
+     * @param options  threading mode, engine configuration and policies.
+     * @return the open device.
+     * @throws IOException              when the medium cannot be opened.
+     * @throws IllegalArgumentException for a malformed spec, an unknown interface, an address that is not local.
+     * @throws IllegalStateException    when a port or address is in use, or raw capture needs root.
+     */
+    public static RdmaDevice open(final String linkSpec, final DeviceOptions options) throws IOException
+    {
+        AgronaAccess.require();
+        ProgressGroup.requireNonNull(linkSpec, "linkSpec");
+        ProgressGroup.requireNonNull(options, "options");
+        checkOptions(options);
+        final Link link = LinkSpecs.open(linkSpec);
+        try
+        {
+            return new RdmaDevice(link, options);
+        }
+        catch (final RuntimeException ex)
+        {
+            link.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Open a device over the link a spec names, in INVOKER mode with default options (see
+     * {@link #open(String, DeviceOptions)}).
+     *
+     * @param linkSpec the link, e.g. {@code "memory:10.0.0.1"} or {@code "udp:192.168.1.20"}.
+     * @return the open device.
+     * @throws IOException when the medium cannot be opened.
+     */
+    public static RdmaDevice open(final String linkSpec) throws IOException
+    {
+        return open(linkSpec, DeviceOptions.invoker());
     }
 
     private static void checkOptions(final DeviceOptions options)

@@ -298,7 +298,7 @@ public final class LiveDemo
 
         QpInfo info(final int psn)
         {
-            final org.roce4j.verbs.Gid gid = qp.pd().device().queryGid(1);
+            final org.roce4j.transport.Gid gid = qp.pd().device().queryGid(1);
             return QpInfo.of(0, qp.qpNum(), psn, gid.high(), gid.low());
         }
     }

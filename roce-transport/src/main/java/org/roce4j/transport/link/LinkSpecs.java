@@ -10,6 +10,7 @@ import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
 import org.roce4j.transport.link.udp.UdpLink;
 import org.roce4j.transport.link.udp.UdpLinkConfig;
+import org.roce4j.wire.AgronaAccess;
 
 /**
  * Opens a link from the spec string every roce command accepts with {@code --link}:
@@ -72,6 +73,7 @@ public final class LinkSpecs
      */
     public static Link open(final String spec) throws IOException
     {
+        AgronaAccess.require();
         final String trimmed = spec.trim();
         if (isMemory(trimmed))
         {

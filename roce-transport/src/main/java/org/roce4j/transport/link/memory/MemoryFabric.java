@@ -9,6 +9,7 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.AgronaAccess;
 import org.roce4j.wire.header.EthernetHeader;
 
 /**
@@ -173,6 +174,7 @@ public final class MemoryFabric implements AutoCloseable
      */
     public synchronized MemoryLink attach(final LinkAddress address, final int mtu, final int ringCapacityBytes)
     {
+        AgronaAccess.require();
         if (mtu < MIN_MTU || mtu > MAX_MTU)
         {
             throw new IllegalArgumentException("mtu " + mtu + " is outside " + MIN_MTU + ".." + MAX_MTU);
