@@ -1,5 +1,6 @@
 package org.roce4j.cli;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
@@ -26,6 +27,27 @@ final class HostNames
     static InetAddress resolve(final String host) throws UnknownHostException
     {
         return InetAddress.getByName(host);
+    }
+
+    /**
+     * The client's lookup of ibv_rc_pingpong (pp_client_exch_dest) and perftest (check_add_port): a failure reads
+     * {@code "<gai_strerror> for HOST:PORT"}.
+     *
+     * @param host the server name.
+     * @param port the port it will be reached on.
+     * @return its first address.
+     * @throws IOException {@code Name or service not known for HOST:PORT} when the name does not resolve.
+     */
+    static InetAddress resolveServer(final String host, final int port) throws IOException
+    {
+        try
+        {
+            return resolve(host);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IOException(gaiText(ex) + " for " + host + ":" + port, ex);
+        }
     }
 
     /**

@@ -6,7 +6,6 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -201,7 +200,7 @@ public final class PerfCommand implements Callable<Integer>
             }
             if (null != server && !rdmaCm)
             {
-                checkResolves(server);
+                HostNames.resolveServer(server, port);
             }
             try (Link opened = link.open();
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
@@ -225,21 +224,6 @@ public final class PerfCommand implements Callable<Integer>
         }
     }
 
-    /**
-     * perftest's check_add_port: {@code "<gai_strerror> for HOST:PORT"} when the server name does not resolve; here
-     * before the link opens.
-     */
-    private void checkResolves(final String host) throws IOException
-    {
-        try
-        {
-            HostNames.resolve(host);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IOException(HostNames.gaiText(ex) + " for " + host + ":" + port, ex);
-        }
-    }
 
     private PerfOutcome runOne(final RdmaDevice device, final PerfSettings settings, final PrintWriter out,
         final PrintWriter err) throws IOException
@@ -277,15 +261,7 @@ public final class PerfCommand implements Callable<Integer>
         final Duration timeout = Duration.ofMillis(timeoutMs);
         if (null != host)
         {
-            final InetSocketAddress address;
-            try
-            {
-                address = new InetSocketAddress(HostNames.resolve(host), port);
-            }
-            catch (final UnknownHostException ex)
-            {
-                throw new IOException(HostNames.gaiText(ex) + " for " + host + ":" + port, ex);
-            }
+            final InetSocketAddress address = new InetSocketAddress(HostNames.resolveServer(host, port), port);
             // rdma_client_connect: a rejected connect (nobody listens on the port) fails at once.
             return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, Duration.ZERO);
         }

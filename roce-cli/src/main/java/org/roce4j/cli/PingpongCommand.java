@@ -5,7 +5,6 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -138,7 +137,7 @@ public final class PingpongCommand implements Callable<Integer>
             }
             if (null != server)
             {
-                checkResolves(server);
+                HostNames.resolveServer(server, port);
                 try (Link opened = link.open();
                     RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
                 {
@@ -163,21 +162,6 @@ public final class PingpongCommand implements Callable<Integer>
         }
     }
 
-    /**
-     * pp_client_exch_dest resolves the server before it connects and reports a failure as
-     * {@code "<gai_strerror> for HOST:PORT"}; here before the link opens, so nothing else happens first.
-     */
-    private void checkResolves(final String host) throws IOException
-    {
-        try
-        {
-            HostNames.resolve(host);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IOException(HostNames.gaiText(ex) + " for " + host + ":" + port, ex);
-        }
-    }
 
     /**
      * A network link's engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging

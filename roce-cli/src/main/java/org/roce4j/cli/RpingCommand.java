@@ -147,9 +147,7 @@ public final class RpingCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("roce rping: " + ex.getMessage());
-            err.flush();
-            return EXIT_EINVAL;
+            return invalid(err, ex);
         }
         catch (final IOException | IllegalStateException ex)
         {
@@ -164,9 +162,7 @@ public final class RpingCommand implements Callable<Integer>
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("roce rping: " + ex.getMessage());
-            err.flush();
-            return EXIT_EINVAL;
+            return invalid(err, ex);
         }
         catch (final IOException | IllegalStateException ex)
         {
@@ -174,11 +170,23 @@ public final class RpingCommand implements Callable<Integer>
         }
     }
 
+    /** A bad option value found once running (a malformed --link, an -I that is not the link's): EINVAL. */
+    private static int invalid(final PrintWriter err, final Exception ex)
+    {
+        return report(err, ex, EXIT_EINVAL);
+    }
+
+    /** A failure once running (the link cannot open, the connection fails): rping's -1. */
     private static int fail(final PrintWriter err, final Exception ex)
+    {
+        return report(err, ex, Rping.EXIT_FAILURE);
+    }
+
+    private static int report(final PrintWriter err, final Exception ex, final int exitCode)
     {
         err.println("roce rping: " + ex.getMessage());
         err.flush();
-        return Rping.EXIT_FAILURE;
+        return exitCode;
     }
 
     private RpingSettings settings(final PrintWriter out) throws UnknownHostException

@@ -1,7 +1,6 @@
 package org.roce4j.cli;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -48,14 +47,14 @@ class CliErrorsTest
     @Test
     void aRefusedConnectionFailsAtOnceWithTheToolsWords()
     {
-        final int closed = freeTcpPort();
-        final Cli.Result pingpong = Cli.run("pingpong", "--link", "udp:127.0.0.1,port=" + freeUdpPort(), "-g", "1",
+        final int closed = Cli.freeTcpPort();
+        final Cli.Result pingpong = Cli.run("pingpong", "--link", "udp:127.0.0.1,port=" + Cli.freeUdpPort(), "-g", "1",
             "-p", Integer.toString(closed), "127.0.0.1");
         assertEquals(PingpongCommand.EXIT_FAILURE, pingpong.exitCode(), pingpong.out() + pingpong.err());
         assertEquals("roce pingpong: Couldn't connect to 127.0.0.1:" + closed + ": Connection refused",
             pingpong.err().strip());
 
-        final Cli.Result perf = Cli.run("perf", "send_lat", "--link", "udp:127.0.0.1,port=" + freeUdpPort(), "-p",
+        final Cli.Result perf = Cli.run("perf", "send_lat", "--link", "udp:127.0.0.1,port=" + Cli.freeUdpPort(), "-p",
             Integer.toString(closed), "127.0.0.1");
         assertEquals(PerfCommand.EXIT_FAILURE, perf.exitCode(), perf.out() + perf.err());
         assertEquals("roce perf: Couldn't connect to 127.0.0.1:" + closed + ": Connection refused",
@@ -85,7 +84,7 @@ class CliErrorsTest
     {
         assertEquals(1, Cli.run("pingpong", "--no-such-option").exitCode(), "ibv_rc_pingpong: usage, return 1");
         assertEquals(1, Cli.run("pingpong", "-n", "many").exitCode());
-        assertEquals(1, Cli.run("pingpong", "--link", "bogus:1", "-p", Integer.toString(freeTcpPort())).exitCode());
+        assertEquals(1, Cli.run("pingpong", "--link", "bogus:1", "-p", Integer.toString(Cli.freeTcpPort())).exitCode());
         assertEquals(1, Cli.run("perf", "--no-such-option", "send_bw").exitCode(), "perftest: FAILURE");
         assertEquals(1, Cli.run("perf").exitCode(), "perftest: FAILURE");
         assertEquals(1, Cli.run("perf", "send_bw", "--link", "bogus:1").exitCode());
@@ -133,29 +132,5 @@ class CliErrorsTest
         final Cli.Result result = Cli.run("pingpong", "--link", "memory:10.0.0.1", "-g", "1", "127.0.0.1");
         assertEquals(1, result.exitCode());
         assertTrue(result.err().contains("--link memory runs both sides in this process"), result.err());
-    }
-
-    private static int freeTcpPort()
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static int freeUdpPort()
-    {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0)))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 }

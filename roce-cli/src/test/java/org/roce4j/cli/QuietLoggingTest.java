@@ -1,11 +1,6 @@
 package org.roce4j.cli;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,8 +27,8 @@ class QuietLoggingTest
     @Test
     void udpCommandsPrintOnlyTheirOwnLinesUnlessVerbose() throws Exception
     {
-        final int closedTcpPort = freeTcpPort();
-        final List<String> command = List.of("pingpong", "--link", "udp:127.0.0.1,port=" + freeUdpPort(), "-g", "1",
+        final int closedTcpPort = Cli.freeTcpPort();
+        final List<String> command = List.of("pingpong", "--link", "udp:127.0.0.1,port=" + Cli.freeUdpPort(), "-g", "1",
             "-p", Integer.toString(closedTcpPort), "127.0.0.1");
 
         final Run quiet = roce(command);
@@ -76,29 +71,5 @@ class QuietLoggingTest
         }
         return new Run(process.exitValue(), new String(out, StandardCharsets.UTF_8),
             new String(err, StandardCharsets.UTF_8));
-    }
-
-    private static int freeTcpPort()
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static int freeUdpPort()
-    {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0)))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 }
