@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cli.pingpong.Pingpong;
 import org.roce4j.cli.pingpong.PingpongSettings;
@@ -114,7 +115,8 @@ public final class PingpongCommand implements Callable<Integer>
     private String transport = "rc";
 
     @Option(names = "--spin", description = "busy-spin instead of backing off when idle: the engine thread of a " +
-        "network link, or with --link memory the waits of -e (lowest latency, uses a core per side)")
+        "network link, or with --link memory each side's waits (lowest latency on an idle machine, uses a core per " +
+        "side)")
     private boolean spin;
 
     @Option(names = "--timeout", paramLabel = "ms", description = "give up when the peer is silent this long " +
@@ -249,6 +251,8 @@ public final class PingpongCommand implements Callable<Integer>
         {
             final Link serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
             final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP), linkMtu);
+            // Waits go through each group's idle strategy (as -e does), spinning only with --spin.
+            settings.events(true);
             final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
             {
                 try (RdmaDevice device = RdmaDevice.open(serverLink, inProcessOptions()))
@@ -282,12 +286,14 @@ public final class PingpongCommand implements Callable<Integer>
     }
 
     /**
-     * One side's device in this process: its thread drives its engine while it polls (INVOKER) in a progress group of
-     * its own; --spin makes the waits of -e spin instead of backing off.
+     * One side's device in this process: its thread drives its engine while it waits (INVOKER) in a progress group of
+     * its own. Between idle rounds the group backs off as perf's pollers do (spin, yield, then park 1 to 100 us), so
+     * on a busy machine the other side's thread gets the CPU; --spin makes it spin instead.
      */
     private DeviceOptions inProcessOptions()
     {
-        final ProgressGroup group = spin ? new ProgressGroup(new BusySpinIdleStrategy()) : new ProgressGroup();
+        final ProgressGroup group = new ProgressGroup(spin ? new BusySpinIdleStrategy() :
+            new BackoffIdleStrategy(100, 10, 1_000, 100_000));
         return DeviceOptions.invoker().progressGroup(group);
     }
 
