@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
  * {@link FrameDecoder}, then the line {@code summary: frames=N roce=M icrc_ok=K icrc_bad=B}.
  *
  * <p>Exit code 0 when the whole file was read, whatever the frames held; 1 with a message on stderr when the file
- * is missing, unreadable, not a capture, or cut short (the summary of the frames read so far is still printed).
+ * is missing, unreadable, not a capture, or cut short. The summary line ends stdout in every case (frames=0 when
+ * nothing could be read), so a script can always read it; usage errors are picocli's, exit code 2.
  */
 @Command(
     name = "decode",
@@ -31,7 +32,8 @@ import picocli.CommandLine.Spec;
     description = {
         "Print every field of every frame of a pcap or pcapng capture (Ethernet link type), like tshark -V for " +
         "RoCEv2, then a summary line.",
-        "The last line is always: summary: frames=N roce=M icrc_ok=K icrc_bad=B"})
+        "The last line is always: summary: frames=N roce=M icrc_ok=K icrc_bad=B (also when the file is missing, " +
+            "empty, not a capture or cut short: then an error line on stderr first, and exit code 1)."})
 public final class DecodeCommand implements Callable<Integer>
 {
     /** Exit code for a file that could not be read. */
@@ -65,6 +67,8 @@ public final class DecodeCommand implements Callable<Integer>
         {
             err.println("roce decode: " + describe(ex));
             err.flush();
+            new FrameDecoder(out).printSummaryLine();
+            out.flush();
             return EXIT_UNREADABLE;
         }
         final FrameDecoder decoder = new FrameDecoder(out).summary(summary).hexDump(hex);
@@ -88,14 +92,25 @@ public final class DecodeCommand implements Callable<Integer>
         catch (final IOException | UncheckedIOException ex)
         {
             out.flush();
-            err.println("roce decode: " + file + ": stopped after " + decoder.frames() + " frames: " +
-                (ex instanceof UncheckedIOException ? ex.getCause().getMessage() : ex.getMessage()));
+            final long frames = decoder.frames();
+            err.println("roce decode: " + file + ": stopped after " + frames + (1 == frames ? " frame: " :
+                " frames: ") + withoutFileName(ex instanceof UncheckedIOException ? ex.getCause().getMessage() :
+                ex.getMessage()));
             exitCode = EXIT_UNREADABLE;
         }
         decoder.printSummaryLine();
         out.flush();
         err.flush();
         return exitCode;
+    }
+
+    /**
+     * PcapReader's messages start with the file's name; the line printed here names it already.
+     */
+    private String withoutFileName(final String message)
+    {
+        final String prefix = file + ": ";
+        return null != message && message.startsWith(prefix) ? message.substring(prefix.length()) : message;
     }
 
     private String describe(final IOException ex)

@@ -25,6 +25,12 @@ import picocli.CommandLine.Spec;
         "Touches no network.")
 public final class DemoCommand implements Callable<Integer>
 {
+    /** What the live demo suggests trying next: a command and what it shows. */
+    static final String[][] NEXT = {
+        {"./roce pingpong -n 1000 -c", "ibv_rc_pingpong's exchange and report"},
+        {"./roce perf write_bw", "perftest's ib_write_bw, its report layout"},
+        {"./roce rping -C 3 -v -V", "rping over roce4j's rdma_cm (REQ, REP, RTU)"}};
+
     @Spec
     private CommandSpec spec;
 
@@ -51,6 +57,12 @@ public final class DemoCommand implements Callable<Integer>
             out.println();
             out.println("demo: " + (ok ? "all operations completed with the right data" : "FAILED") + "; " +
                 demo.packets() + " packets, " + demo.lost() + " lost and recovered");
+            out.println();
+            out.println("Try next (each runs both sides in this process, no root, no network):");
+            for (final String[] next : NEXT)
+            {
+                out.println(String.format(java.util.Locale.ROOT, "  %-36s %s", next[0], next[1]));
+            }
             out.flush();
             return ok ? 0 : 1;
         }

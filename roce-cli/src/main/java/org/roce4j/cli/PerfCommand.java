@@ -31,14 +31,12 @@ import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.wire.header.EthernetHeader;
-import org.roce4j.wire.header.Ipv4Header;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -53,16 +51,23 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "perf",
     mixinStandardHelpOptions = true,
+    exitCodeOnInvalidInput = PerfCommand.EXIT_FAILURE,
+    exitCodeOnExecutionException = PerfCommand.EXIT_FAILURE,
     description = {
         "Measure bandwidth or latency with a perftest peer, like ib_<test> (perftest 4.5), same options and output.",
-        "Without a server name it is the server and waits for a client; with one it connects to it.",
+        "Without a server name it is the server and waits for a client; with one it connects to it, once (a " +
+            "refused connection fails at once, as perftest's does).",
         "With -R the exchange and the QPs' connection go over rdma_cm (server name: the peer's RoCE IP address).",
-        "With --link memory and no server name it runs both sides in this process over the in-memory fabric."})
+        "With --link memory (the default) and no server name it runs both sides in this process over the " +
+            "in-memory fabric.",
+        "Exit code 0, or 1 on any error (perftest's FAILURE); after a failed completion perftest 4.5's own code " +
+            "(17 for send_bw, send_lat and read_lat)."})
 public final class PerfCommand implements Callable<Integer>
 {
+    /** perftest's FAILURE: every error, bad options included. */
+    static final int EXIT_FAILURE = 1;
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
-
     /** The in-process server's address on the memory fabric. */
     private static final String SERVER_IP = "192.168.77.1";
 
@@ -168,8 +173,8 @@ public final class PerfCommand implements Callable<Integer>
         "an rdma_cm connection on the -p port, as perftest's -R (RC only)")
     private boolean rdmaCm;
 
-    @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
-    private String link = LinkSpecs.MEMORY;
+    @Mixin
+    private LinkOption link;
 
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
@@ -196,11 +201,15 @@ public final class PerfCommand implements Callable<Integer>
         try
         {
             final PerfSettings settings = settings();
-            if (LinkSpecs.isMemory(link))
+            if (link.isMemory())
             {
                 return runInProcess(settings, out, err);
             }
-            try (Link opened = LinkSpecs.open(link);
+            if (null != server && !rdmaCm)
+            {
+                HostNames.resolveServer(server, port);
+            }
+            try (Link opened = link.open();
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
@@ -226,7 +235,7 @@ public final class PerfCommand implements Callable<Integer>
             out.flush();
             err.println("roce perf: " + ex.getMessage());
             err.flush();
-            return 1;
+            return EXIT_FAILURE;
         }
     }
 
@@ -245,13 +254,13 @@ public final class PerfCommand implements Callable<Integer>
         }
         if (settings.isClient())
         {
-            final PerftestConnector connector = PerftestTcpConnector.client(server, port, true, timeout, timeout);
+            // ethernet_client_connect tries once: a refused connection fails at once.
+            final PerftestConnector connector = PerftestTcpConnector.client(server, port, true, timeout,
+                Duration.ZERO);
             return new PerfRun(device, settings, connector, name, out, err, idleStrategy()).run();
         }
-        try (ServerSocket listener = new ServerSocket())
+        try (ServerSocket listener = TcpListener.bind(port))
         {
-            listener.setReuseAddress(true);
-            listener.bind(new InetSocketAddress(port), 1);
             final PerftestConnector connector = PerftestTcpConnector.server(listener, true, timeout);
             return new PerfRun(device, settings, connector, name, out, err, idleStrategy()).run();
         }
@@ -266,8 +275,9 @@ public final class PerfCommand implements Callable<Integer>
         final Duration timeout = Duration.ofMillis(timeoutMs);
         if (null != host)
         {
-            final InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(host), port);
-            return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, timeout);
+            final InetSocketAddress address = new InetSocketAddress(HostNames.resolveServer(host, port), port);
+            // rdma_client_connect: a rejected connect (nobody listens on the port) fails at once.
+            return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, Duration.ZERO);
         }
         // rdma_listen(num_of_qps) in perftest; here the exchange's request comes to the same listener as well.
         final RdmaCmId listener = cm.createId().listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
@@ -398,11 +408,9 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final MemoryLink serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
-            Ipv4Header.parseAddress(SERVER_IP)), linkMtu);
+        final MemoryLink serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
         inProcessServerPort.accept(serverLink);
-        final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
-            Ipv4Header.parseAddress("192.168.77.2")), linkMtu);
+        final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"), linkMtu);
         if (rdmaCm)
         {
             return runInProcessRdmaCm(settings, serverLink, clientLink, out, err);
@@ -431,7 +439,7 @@ public final class PerfCommand implements Callable<Integer>
             try (RdmaDevice device = RdmaDevice.open(clientLink, deviceOptions()))
             {
                 outcomes[0] = new PerfRun(device, settings.copy().server("127.0.0.1"),
-                    PerftestTcpConnector.client("127.0.0.1", listener.getLocalPort(), true, timeout, timeout),
+                    PerftestTcpConnector.client("127.0.0.1", listener.getLocalPort(), true, timeout, Duration.ZERO),
                     null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
                 printCounters(device, err);
             }

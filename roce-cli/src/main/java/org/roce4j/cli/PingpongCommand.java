@@ -3,25 +3,28 @@ package org.roce4j.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cli.pingpong.Pingpong;
 import org.roce4j.cli.pingpong.PingpongSettings;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
+import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.wire.header.EthernetHeader;
-import org.roce4j.wire.header.Ipv4Header;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -29,19 +32,36 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code roce pingpong}: ibv_rc_pingpong / ibv_uc_pingpong / ibv_ud_pingpong on roce4j, same options, defaults
- * and output, so it can stand on either side of the C examples.
+ * and output, so it can stand on either side of the C examples. Exit codes as theirs: 0, or 1 for every error,
+ * bad options included (the examples print their usage and return 1).
  */
 @Command(
     name = "pingpong",
     mixinStandardHelpOptions = true,
+    exitCodeOnInvalidInput = PingpongCommand.EXIT_FAILURE,
+    exitCodeOnExecutionException = PingpongCommand.EXIT_FAILURE,
     description = {
-        "Ping-pong SEND messages with a peer, like ibv_rc_pingpong (and ibv_uc_/ibv_ud_pingpong with --transport).",
-        "Without a server name it is the server and waits for a client; with one it connects to it.",
-        "With --link memory and no server name it runs both sides in this process over the in-memory fabric."})
+        "Ping-pong SEND messages with a peer, like ibv_rc_pingpong (ibv_uc_pingpong, ibv_ud_pingpong with " +
+            "--transport).",
+        "Without a server name it is the server and waits for a client; with one it connects to it, once (a " +
+            "refused connection fails at once, as ibv_rc_pingpong's does).",
+        "With --link memory (the default) and no server name it runs both sides in this process over the " +
+            "in-memory fabric.",
+        "Exit code 0, or 1 on any error (as the ibv_*_pingpong examples)."})
 public final class PingpongCommand implements Callable<Integer>
 {
+    /** ibv_*_pingpong return 1 on every error. */
+    static final int EXIT_FAILURE = 1;
+    /** The in-process server's address on the memory fabric. */
+    private static final String SERVER_IP = "192.168.77.1";
+    /** The in-process client's address on the memory fabric. */
+    private static final String CLIENT_IP = "192.168.77.2";
+
     @Spec
     private CommandSpec spec;
+
+    @Mixin
+    private LinkOption link;
 
     @Parameters(arity = "0..1", paramLabel = "server", description = "connect to the server at this host")
     private String server;
@@ -78,7 +98,7 @@ public final class PingpongCommand implements Callable<Integer>
     private boolean events;
 
     @Option(names = {"-g", "--gid-idx"}, paramLabel = "gid index", description = "local port gid index (RoCE needs " +
-        "one: 1 is the IPv4 address)")
+        "one: 1 is the IPv4 address; --link memory uses 1 when none is given)")
     private int gidIndex = -1;
 
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")
@@ -94,11 +114,9 @@ public final class PingpongCommand implements Callable<Integer>
     @Option(names = "--transport", paramLabel = "rc|uc|ud", description = "transport (default rc)")
     private String transport = "rc";
 
-    @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
-    private String link = LinkSpecs.MEMORY;
-
-    @Option(names = "--spin", description = "the engine thread busy-spins (lowest latency, uses a core); by default " +
-        "it backs off when idle")
+    @Option(names = "--spin", description = "busy-spin instead of backing off when idle: the engine thread of a " +
+        "network link, or with --link memory each side's waits (lowest latency on an idle machine, uses a core per " +
+        "side)")
     private boolean spin;
 
     @Option(names = "--timeout", paramLabel = "ms", description = "give up when the peer is silent this long " +
@@ -115,14 +133,25 @@ public final class PingpongCommand implements Callable<Integer>
         try
         {
             final PingpongSettings settings = settings();
-            if (LinkSpecs.isMemory(link))
+            if (link.isMemory())
             {
-                return runInProcess(settings, out, err);
+                return runInProcess(settings, out);
             }
-            try (Link opened = LinkSpecs.open(link);
+            if (null != server)
+            {
+                HostNames.resolveServer(server, port);
+                try (Link opened = link.open();
+                    RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
+                {
+                    new Pingpong(device, settings, out, null).run();
+                    return 0;
+                }
+            }
+            try (ServerSocket listener = TcpListener.bind(port);
+                Link opened = link.open();
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
-                new Pingpong(device, settings, out).run();
+                new Pingpong(device, settings, out, listener).run();
                 return 0;
             }
         }
@@ -131,13 +160,14 @@ public final class PingpongCommand implements Callable<Integer>
             out.flush();
             err.println("roce pingpong: " + ex.getMessage());
             err.flush();
-            return 1;
+            return EXIT_FAILURE;
         }
     }
 
+
     /**
-     * The engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging while this
-     * thread is busy with the out-of-band exchange, as a NIC would.
+     * A network link's engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging
+     * while this thread is busy with the out-of-band exchange, as a NIC would.
      */
     private DeviceOptions deviceOptions()
     {
@@ -194,57 +224,58 @@ public final class PingpongCommand implements Callable<Integer>
     }
 
     /**
-     * Both roles in this JVM over the in-memory fabric: the server on a second thread, its lines prefixed.
+     * Both roles in this JVM over the in-memory fabric: the server on a second thread, its lines prefixed. The out-of-
+     * band exchange runs over loopback TCP on a port the system picks, bound before the server thread starts, so the
+     * client connects once and never races it.
+     *
+     * <p>Each side's own thread runs its engine (INVOKER mode, a progress group per side): two threads on two cores,
+     * where a busy-polling thread and an engine thread per side (four threads) starved the engines on a small machine
+     * (6.7 to 42 ms per iteration instead of the tens of microseconds {@code roce perf send_lat} shows). The memory
+     * fabric needs no ARP, so nothing is lost while a side is busy in the exchange: its frames wait in its ring.
      */
-    private int runInProcess(final PingpongSettings settings, final PrintWriter out, final PrintWriter err)
-        throws IOException
+    private int runInProcess(final PingpongSettings settings, final PrintWriter out) throws IOException
     {
         if (null != server)
         {
             throw new IllegalArgumentException("the 'memory' link exists only inside this process: run without a " +
-                "server name to play both roles here");
+                "server name to play both roles here, or give a network link (--link udp:IP ...)");
         }
         if (settings.transport().isDatagram() || gidIndex < 0)
         {
             settings.gidIndex(gidIndex < 0 ? 1 : gidIndex);
         }
-        final MemoryFabric fabric = new MemoryFabric();
-        final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
-            Ipv4Header.parseAddress("192.168.77.1")), 1500 + (mtu > 1024 ? 7500 : 0));
-        final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
-            Ipv4Header.parseAddress("192.168.77.2")), 1500 + (mtu > 1024 ? 7500 : 0));
+        final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final StringWriter serverText = new StringWriter();
-        final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
+        try (MemoryFabric fabric = new MemoryFabric();
+            ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            try (RdmaDevice device = RdmaDevice.open(serverLink, deviceOptions()))
+            final Link serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
+            final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP), linkMtu);
+            // Waits go through each group's idle strategy (as -e does), spinning only with --spin.
+            settings.events(true);
+            final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
             {
-                new Pingpong(device, copy(settings).server(null), new PrintWriter(serverText, true)).run();
-            }
-            catch (final IOException ex)
+                try (RdmaDevice device = RdmaDevice.open(serverLink, inProcessOptions()))
+                {
+                    new Pingpong(device, settings.copy().server(null), new PrintWriter(serverText, true), listener)
+                        .run();
+                }
+                catch (final IOException ex)
+                {
+                    throw new IllegalStateException("server: " + ex.getMessage(), ex);
+                }
+            });
+            try (RdmaDevice device = RdmaDevice.open(clientLink, inProcessOptions()))
             {
-                throw new IllegalStateException("server: " + ex.getMessage(), ex);
+                new Pingpong(device, settings.copy().server("127.0.0.1").port(listener.getLocalPort()), out, null)
+                    .run();
             }
-        });
-        try (RdmaDevice device = RdmaDevice.open(clientLink, deviceOptions()))
-        {
-            new Pingpong(device, copy(settings).server("127.0.0.1"), out).run();
-        }
-        try
-        {
-            serverRun.get(settings.timeoutMsValue(), TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IOException(ex.getCause().getMessage(), ex.getCause());
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IOException("the in-process server did not finish", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", ex);
+            catch (final IOException | RuntimeException ex)
+            {
+                serverRun.cancel(true);
+                throw ex;
+            }
+            awaitServer(serverRun, settings.timeoutMsValue());
         }
         for (final String line : serverText.toString().split("\n"))
         {
@@ -254,8 +285,36 @@ public final class PingpongCommand implements Callable<Integer>
         return 0;
     }
 
-    private static PingpongSettings copy(final PingpongSettings settings)
+    /**
+     * One side's device in this process: its thread drives its engine while it waits (INVOKER) in a progress group of
+     * its own. Between idle rounds the group backs off as perf's pollers do (spin, yield, then park 1 to 100 us), so
+     * on a busy machine the other side's thread gets the CPU; --spin makes it spin instead.
+     */
+    private DeviceOptions inProcessOptions()
     {
-        return settings.copy();
+        final ProgressGroup group = new ProgressGroup(spin ? new BusySpinIdleStrategy() :
+            new BackoffIdleStrategy(100, 10, 1_000, 100_000));
+        return DeviceOptions.invoker().progressGroup(group);
+    }
+
+    private static void awaitServer(final CompletableFuture<Void> serverRun, final long timeoutMs) throws IOException
+    {
+        try
+        {
+            serverRun.get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IOException(ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new IOException("the in-process server did not finish within " + timeoutMs + " ms", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", ex);
+        }
     }
 }

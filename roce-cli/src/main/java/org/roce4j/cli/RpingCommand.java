@@ -17,33 +17,41 @@ import org.roce4j.cli.rping.RpingSettings;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code roce rping}: rdma-core's rping (librdmacm/examples/rping.c) on roce4j, with its options, defaults, output
- * lines and exit codes (0; 255 for a failure such as a rejected connect; 22, EINVAL, for bad options), connecting
- * through roce4j's rdma_cm, so it can stand on either side of the C rping.
+ * lines and exit codes, connecting through roce4j's rdma_cm, so it can stand on either side of the C rping. Exit codes
+ * as rping's: 0; 22 (EINVAL) for bad options, a bad --link included; 254 when -a or -I does not resolve (rping returns
+ * getaddrinfo's EAI_NONAME, -2); 255 when the connect is rejected, a ping fails or the link cannot be opened (rping
+ * returns librdmacm's -1).
  */
 @Command(
     name = "rping",
     exitCodeOnInvalidInput = RpingCommand.EXIT_EINVAL,
+    exitCodeOnExecutionException = Rping.EXIT_FAILURE,
     description = {
-        "Ping a peer over an rdma_cm connection, like rping: the client sends its buffer's address, the server",
-        "RDMA READs it, the client sends a second buffer, the server RDMA WRITEs the data back; -C times.",
-        "-s is the server, -c the client (-a names the server). With --link memory both run in this process."})
+        "Ping a peer over an rdma_cm connection, like rdma-core's rping.",
+        "The client sends its buffer's address, the server RDMA READs it, the client sends a second buffer, the " +
+            "server RDMA WRITEs the data back; -C times (default: until interrupted).",
+        "-s is the server, -c the client (-a names the server). With --link memory (the default) the client and the " +
+            "server both run in this process, so -s and -c select nothing there.",
+        "Exit codes as rping: 0; 22 bad options (a bad --link too); 254 -a/-I does not resolve; 255 rejected " +
+            "connect, failed ping, or a link that cannot open."})
 public final class RpingCommand implements Callable<Integer>
 {
     /** rping's exit code for bad options (EINVAL). */
     static final int EXIT_EINVAL = 22;
+    /** rping's exit code when getaddrinfo fails: EAI_NONAME (-2) as an exit status. */
+    static final int EXIT_EAI_NONAME = 254;
     private static final String MEMORY_SERVER_IP = "192.168.77.1";
     private static final String MEMORY_CLIENT_IP = "192.168.77.2";
 
@@ -89,8 +97,8 @@ public final class RpingCommand implements Callable<Integer>
         "the QP exactly as rping -q does)")
     private boolean selfCreatedQp;
 
-    @Option(names = "--link", paramLabel = "SPEC", description = "the link: " + LinkSpecs.FORMS)
-    private String link = LinkSpecs.MEMORY;
+    @Mixin
+    private LinkOption link;
 
     @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
         "wait as long as rping would)")
@@ -109,7 +117,7 @@ public final class RpingCommand implements Callable<Integer>
         final RpingSettings settings;
         try
         {
-            settings = settings(out, err);
+            settings = settings(out);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -117,36 +125,73 @@ public final class RpingCommand implements Callable<Integer>
             err.flush();
             return EXIT_EINVAL;
         }
+        catch (final UnknownHostException ex)
+        {
+            // get_addr prints this on stdout and main returns getaddrinfo's code.
+            out.println("getaddrinfo failed (" + HostNames.gaiText(ex) + ") - invalid hostname or IP address");
+            out.flush();
+            return EXIT_EAI_NONAME;
+        }
         if (null == settings)
         {
             return EXIT_EINVAL;
         }
+        if (link.isMemory())
+        {
+            return runInProcess(settings, out, err);
+        }
+        final Link opened;
         try
         {
-            if (LinkSpecs.isMemory(link))
-            {
-                return runInProcess(settings, out, err);
-            }
-            try (Link opened = LinkSpecs.open(link);
-                RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
-                RdmaCm cm = RdmaCm.open(device))
-            {
-                checkSource(device);
-                return new Rping(cm, settings, out, err).run();
-            }
+            opened = link.open();
         }
-        catch (final IOException | IllegalArgumentException | IllegalStateException ex)
+        catch (final IllegalArgumentException ex)
         {
-            out.flush();
-            err.println("roce rping: " + ex.getMessage());
-            err.flush();
-            return 1;
+            return invalid(err, ex);
+        }
+        catch (final IOException | IllegalStateException ex)
+        {
+            return fail(err, ex);
+        }
+        try (opened;
+            RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
+            RdmaCm cm = RdmaCm.open(device))
+        {
+            checkSource(device);
+            return new Rping(cm, settings, out, err).run();
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return invalid(err, ex);
+        }
+        catch (final IOException | IllegalStateException ex)
+        {
+            return fail(err, ex);
         }
     }
 
-    private RpingSettings settings(final PrintWriter out, final PrintWriter err)
+    /** A bad option value found once running (a malformed --link, an -I that is not the link's): EINVAL. */
+    private static int invalid(final PrintWriter err, final Exception ex)
     {
-        final boolean inProcess = LinkSpecs.isMemory(link);
+        return report(err, ex, EXIT_EINVAL);
+    }
+
+    /** A failure once running (the link cannot open, the connection fails): rping's -1. */
+    private static int fail(final PrintWriter err, final Exception ex)
+    {
+        return report(err, ex, Rping.EXIT_FAILURE);
+    }
+
+    private static int report(final PrintWriter err, final Exception ex, final int exitCode)
+    {
+        err.println("roce rping: " + ex.getMessage());
+        err.flush();
+        return exitCode;
+    }
+
+    private RpingSettings settings(final PrintWriter out) throws UnknownHostException
+    {
+        final boolean inProcess = link.isMemory();
         if (server && client || !inProcess && !server && !client)
         {
             // rping needs exactly one role; over the in-process memory link both run, so neither is needed.
@@ -175,7 +220,11 @@ public final class RpingCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("roce rping: --timeout must be >= 0 ms");
         }
-        final InetAddress resolved = null == address ? null : resolve(address);
+        final InetAddress resolved = null == address ? null : HostNames.resolve(address);
+        if (null != source)
+        {
+            HostNames.resolve(source);
+        }
         if (client && null == resolved && !inProcess)
         {
             throw new IllegalArgumentException("roce rping: the client needs -a <server address>");
@@ -184,24 +233,11 @@ public final class RpingCommand implements Callable<Integer>
             .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs);
     }
 
-    private static InetAddress resolve(final String text)
-    {
-        try
-        {
-            return InetAddress.getByName(text);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalArgumentException("getaddrinfo failed (" + ex.getMessage() + ") - invalid hostname or " +
-                "IP address");
-        }
-    }
-
-    private void checkSource(final RdmaDevice device)
+    private void checkSource(final RdmaDevice device) throws UnknownHostException
     {
         if (null != source)
         {
-            final InetAddress wanted = resolve(source);
+            final InetAddress wanted = HostNames.resolve(source);
             final String ours = Ipv4Header.addressToString(device.link().address().ipv4());
             if (!wanted.getHostAddress().equals(ours))
             {
@@ -226,27 +262,37 @@ public final class RpingCommand implements Callable<Integer>
         out.println("\t-p port\t\tport");
         out.println("\t-P\t\tpersistent server mode allowing multiple connections");
         out.println("\t-q\t\tuse self-created, self-modified QP");
-        out.println("\t--link SPEC\troce4j: the link (" + LinkSpecs.FORMS + ")");
+        out.println("\t--link SPEC\troce4j: " + LinkOption.DESCRIPTION);
         out.flush();
     }
 
     /**
      * Both sides in this JVM over the in-memory fabric: the server on its own thread, its lines printed after the
-     * client's with a {@code [server]} prefix.
+     * client's with a {@code [server]} prefix. When the command line looks like one side of a two-host run (-s or -c)
+     * or asks for endless pings without showing them, a note on stderr says what runs: rping -s over the default link
+     * once pinged itself forever without a word.
      */
     private int runInProcess(final RpingSettings settings, final PrintWriter out, final PrintWriter err)
-        throws IOException
     {
+        if (server || client || 0 == count)
+        {
+            err.println("roce rping: --link memory runs the client (" + MEMORY_CLIENT_IP + ") and the server (" +
+                MEMORY_SERVER_IP + ") both in this process" + (server || client ? "; -s/-c select nothing here" : "") +
+                (0 == count ? "; without -C it pings until interrupted" + (verbose ? "" : " (-v shows each ping)") :
+                    "") + ". For a peer elsewhere give --link udp:IP (or tunnel:, pcap:).");
+            err.flush();
+        }
         final MemoryFabric fabric = new MemoryFabric();
-        final Link serverLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:01"),
-            Ipv4Header.parseAddress(MEMORY_SERVER_IP)), 1500);
-        final Link clientLink = fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:02"),
-            Ipv4Header.parseAddress(MEMORY_CLIENT_IP)), 1500);
         final StringWriter serverText = new StringWriter();
         final PrintWriter serverOut = new PrintWriter(serverText, true);
-        try (RdmaDevice serverDevice = RdmaDevice.open(serverLink, DeviceOptions.dedicated().backoff());
+        try (fabric;
+            RdmaDevice serverDevice = RdmaDevice.open(
+                fabric.attach(LinkAddress.of("02:00:00:00:00:01", MEMORY_SERVER_IP), 1500),
+                DeviceOptions.dedicated().backoff());
             RdmaCm serverCm = RdmaCm.open(serverDevice);
-            RdmaDevice clientDevice = RdmaDevice.open(clientLink, DeviceOptions.dedicated().backoff());
+            RdmaDevice clientDevice = RdmaDevice.open(
+                fabric.attach(LinkAddress.of("02:00:00:00:00:02", MEMORY_CLIENT_IP), 1500),
+                DeviceOptions.dedicated().backoff());
             RdmaCm clientCm = RdmaCm.open(clientDevice))
         {
             final RpingSettings serverSettings = settings.copy().server(true).address(null);
@@ -256,7 +302,7 @@ public final class RpingCommand implements Callable<Integer>
                     .run());
             awaitListening(listening, serverRun);
             final int clientExit = new Rping(clientCm, settings.copy().server(false)
-                .address(resolve(MEMORY_SERVER_IP)), out, err).run();
+                .address(InetAddress.getByName(MEMORY_SERVER_IP)), out, err).run();
             final int serverExit;
             try
             {
@@ -282,9 +328,9 @@ public final class RpingCommand implements Callable<Integer>
             err.flush();
             return 0 != clientExit ? clientExit : serverExit;
         }
-        finally
+        catch (final IOException | IllegalStateException ex)
         {
-            fabric.close();
+            return fail(err, ex);
         }
     }
 

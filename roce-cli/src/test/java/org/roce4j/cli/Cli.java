@@ -5,6 +5,10 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -51,6 +55,36 @@ final class Cli
         commandLine.setErr(new PrintWriter(err, true));
         final int exitCode = commandLine.execute(args);
         return new Result(exitCode, out.toString(), err.toString());
+    }
+
+    /**
+     * @return a TCP port on loopback nobody listened on a moment ago.
+     */
+    static int freeTcpPort()
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * @return a UDP port of 127.0.0.1 nobody had bound a moment ago.
+     */
+    static int freeUdpPort()
+    {
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0)))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /**

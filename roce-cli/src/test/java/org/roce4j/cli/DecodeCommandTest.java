@@ -28,6 +28,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DecodeCommandTest
 {
+    /** The summary line of a file nothing could be read from. */
+    private static final String NOTHING_READ = "summary: frames=0 roce=0 icrc_ok=0 icrc_bad=0";
+
     private static final int USERSPACE_PEER = Ipv4Header.parseAddress("10.77.0.1");
 
     @TempDir
@@ -118,7 +121,7 @@ class DecodeCommandTest
     {
         final Cli.Result result = Cli.run("decode", temp.resolve("nonexistent.pcap").toString());
         assertEquals(DecodeCommand.EXIT_UNREADABLE, result.exitCode());
-        assertEquals("", result.out());
+        assertEquals(NOTHING_READ + "\n", result.out(), "the summary line ends the output even then");
         assertEquals("roce decode: " + temp.resolve("nonexistent.pcap") + ": no such file", result.err().strip());
     }
 
@@ -129,16 +132,19 @@ class DecodeCommandTest
         Files.writeString(garbage, "this is not a capture file, just some text\n");
         Cli.Result result = Cli.run("decode", garbage.toString());
         assertEquals(DecodeCommand.EXIT_UNREADABLE, result.exitCode());
-        assertEquals("", result.out());
-        assertTrue(result.err().contains("not a pcap or pcapng file"), result.err());
+        assertEquals(NOTHING_READ + "\n", result.out());
+        assertEquals("roce decode: " + garbage + ": not a pcap or pcapng file (magic 0x74686973)",
+            result.err().strip());
 
         final Path empty = Files.createFile(temp.resolve("empty.pcap"));
         result = Cli.run("decode", empty.toString());
         assertEquals(DecodeCommand.EXIT_UNREADABLE, result.exitCode());
-        assertTrue(result.err().contains("file ends inside file header"), result.err());
+        assertEquals(NOTHING_READ + "\n", result.out());
+        assertEquals("roce decode: " + empty + ": file ends inside file header", result.err().strip());
 
         result = Cli.run("decode", temp.toString());
         assertEquals(DecodeCommand.EXIT_UNREADABLE, result.exitCode());
+        assertEquals(NOTHING_READ + "\n", result.out());
         assertTrue(result.err().startsWith("roce decode: " + temp + ": cannot read:"), result.err());
     }
 
@@ -155,6 +161,29 @@ class DecodeCommandTest
         assertEquals("summary: frames=5 roce=3 icrc_ok=3 icrc_bad=0", result.lastOutLine());
         assertTrue(result.err().contains("stopped after 5 frames: ") && result.err().contains("file ends inside"),
             result.err());
+    }
+
+    /**
+     * One whole frame, then a record cut short: "1 frame", and the path once (PcapReader's message starts with it
+     * too).
+     */
+    @Test
+    void aCaptureCutInsideItsSecondRecordSaysOneFrameAndNamesThePathOnce() throws IOException
+    {
+        final Path pcap = Cli.copyResource("/vectors/" + Vectors.RXE_VS_PEER, temp);
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(pcap));
+        // Classic pcap: a 24-byte file header, then records of a 16-byte header with incl_len at +8.
+        final int magic = bytes.getInt(0);
+        bytes.order(0xA1B2C3D4 == magic || 0xA1B23C4D == magic ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        final int secondRecord = 24 + 16 + bytes.getInt(24 + 8);
+        final Path cut = temp.resolve("one-and-a-bit.pcap");
+        Files.write(cut, Arrays.copyOf(bytes.array(), secondRecord + 20));
+        final Cli.Result result = Cli.run("decode", "--summary", cut.toString());
+        assertEquals(DecodeCommand.EXIT_UNREADABLE, result.exitCode());
+        assertEquals(2, result.outLines().size(), result.out());
+        assertTrue(result.lastOutLine().startsWith("summary: frames=1 "), result.lastOutLine());
+        assertEquals("roce decode: " + cut + ": stopped after 1 frame: file ends inside record 2",
+            result.err().strip());
     }
 
     @Test

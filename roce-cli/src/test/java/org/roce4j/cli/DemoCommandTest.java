@@ -36,8 +36,48 @@ class DemoCommandTest
         assertTrue(out.contains("transport.retries"), "no retry counted");
         assertFalse(out.contains("icrc=bad"), "an ICRC failed");
         assertFalse(out.contains("!! "), "a check failed");
-        assertTrue(result.lastOutLine().startsWith("demo: all operations completed with the right data"),
-            result.lastOutLine());
+        final List<String> lines = result.outLines();
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("demo: all operations completed with the right data")),
+            out);
+        // Issue 16: the round-1 timestamps of 0.000 us are explained, the lossy round's passes have sub-headings,
+        // each endpoint's GID is printed once, and the demo ends with three commands to try next.
+        assertTrue(out.contains("That time is simulated") && out.contains("every timestamp stays at 0.000 us"), out);
+        for (int pass = 1; pass <= 3; pass++)
+        {
+            assertTrue(out.contains("\n--- pass " + pass + " of 3: SEND, RDMA WRITE"),
+                "no sub-heading for pass " + pass);
+        }
+        final String endpoints = lines.stream().filter(l -> l.startsWith("A: LID ")).findFirst().orElseThrow();
+        assertEquals(1, endpoints.split("::ffff:192.168.77.1", -1).length - 1, endpoints);
+        assertEquals(1, endpoints.split("::ffff:192.168.77.2", -1).length - 1, endpoints);
+        assertEquals("Try next (each runs both sides in this process, no root, no network):",
+            lines.get(lines.size() - 1 - DemoCommand.NEXT.length));
+        for (int i = 0; i < DemoCommand.NEXT.length; i++)
+        {
+            final String line = lines.get(lines.size() - DemoCommand.NEXT.length + i);
+            assertTrue(line.startsWith("  ./roce ") && line.contains(DemoCommand.NEXT[i][0]), line);
+        }
+        assertEquals(3, DemoCommand.NEXT.length);
+    }
+
+    /**
+     * The three commands the demo suggests must run as printed (here in process, short).
+     */
+    @Test
+    void theSuggestedCommandsRun()
+    {
+        for (final String[] next : DemoCommand.NEXT)
+        {
+            // Fewer iterations than printed, to keep the test short.
+            final List<String> args = new java.util.ArrayList<>(List.of(next[0].substring("./roce ".length())
+                .replace("-n 1000", "-n 20").split(" ")));
+            if ("perf".equals(args.get(0)))
+            {
+                args.addAll(List.of("-n", "20"));
+            }
+            final Cli.Result result = Cli.run(args.toArray(new String[0]));
+            assertEquals(0, result.exitCode(), next[0] + ":\n" + result.out() + result.err());
+        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.roce4j.cm;
 
 import org.roce4j.cm.oob.QpInfo;
 import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpAttrMask;
 import org.roce4j.transport.QpAttributes;
@@ -210,6 +211,31 @@ public final class QpSetup
             attr.qpAccessFlags = accessFlags;
             qp.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
         }
+    }
+
+    /**
+     * Connect two RC or UC QPs this JVM holds both ends of (two devices of one program, tests, examples): each goes
+     * RESET → INIT → RTR → RTS towards the other, with the other's QPN, starting PSN and GID at this setup's GID index
+     * (1, the IPv4-mapped GID, by default). Between processes each side sends its {@link QpInfo} to the other out of
+     * band instead (ibv_rc_pingpong's TCP exchange) or lets rdma_cm connect them.
+     *
+     * @param a    one QP, in RESET.
+     * @param psnA its starting PSN.
+     * @param b    the other QP, in RESET.
+     * @param psnB its starting PSN.
+     */
+    public void connectPair(final QueuePair a, final int psnA, final QueuePair b, final int psnB)
+    {
+        toInit(a);
+        toInit(b);
+        toRts(a, psnA, info(b, psnB));
+        toRts(b, psnB, info(a, psnA));
+    }
+
+    private QpInfo info(final QueuePair qp, final int psn)
+    {
+        final Gid gid = qp.pd().device().queryGid(sgidIndex);
+        return QpInfo.of(0, qp.qpNum(), psn, gid.high(), gid.low());
     }
 
     /**

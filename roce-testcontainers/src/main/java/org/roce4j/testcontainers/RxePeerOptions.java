@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 
 /**
- * How to start an {@link RxePeer}.
+ * How to start an rxe guest ({@link RxeGuest#boot}, {@link RxeContainer}).
  *
  * @param name         a name for log files (the test class's simple name).
  * @param mtu          IP MTU of the guest's RoCE NIC: 1500 gives rxe an active MTU of 1024, 9000 gives 4096.
@@ -16,9 +16,10 @@ import java.util.Arrays;
  *                     user networking with {@code restrict=off}), for guest programs that connect out.
  * @param readyTimeout how long to wait for the ready line.
  * @param tap          put the guest's RoCE NIC on a tap device in a network namespace made for the peer
- *                     ({@link TapNetwork}, QEMU runs inside it) instead of a {@code -netdev dgram} tunnel; the tap
- *                     gets {@code linkIp} with guestIp's prefix length. Needs root; excludes hostfwd and hostAccess
- *                     (programs in the namespace reach the guest at its own address).
+ *                     ({@value RxeGuest#TAP_DEVICE}; whoever runs QEMU makes it and starts QEMU inside that
+ *                     namespace) instead of a {@code -netdev dgram} tunnel; the tap gets {@code linkIp} with
+ *                     guestIp's prefix length. Needs root; excludes hostfwd and hostAccess (programs in the namespace
+ *                     reach the guest at its own address).
  */
 public record RxePeerOptions(
     String name,

@@ -30,6 +30,28 @@ public final class AhAttributes
     }
 
     /**
+     * @param gid the destination GID, e.g. {@code Gid.parse("10.0.0.2")} or the peer's {@code queryGid(1)}.
+     * @return this.
+     * @throws NullPointerException when gid is null.
+     */
+    public AhAttributes dgid(final Gid gid)
+    {
+        if (null == gid)
+        {
+            throw new NullPointerException("gid must not be null");
+        }
+        return dgid(gid.high(), gid.low());
+    }
+
+    /**
+     * @return the destination GID.
+     */
+    public Gid dgid()
+    {
+        return new Gid(dgidHigh, dgidLow);
+    }
+
+    /**
      * @param index of the local GID to send from (rxe: 0 link-local IPv6, 1 IPv4-mapped).
      * @return this.
      */

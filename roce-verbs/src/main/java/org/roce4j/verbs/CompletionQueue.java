@@ -19,7 +19,14 @@ import org.roce4j.transport.engine.CompletionRing;
  *
  * <p>Event-style waiting (ibv_req_notify_cq + ibv_get_cq_event): {@link #requestNotify(boolean)} arms the CQ for
  * the next completion added after the call; {@link #awaitEvent(long)} waits for it and disarms. As with libibverbs,
- * completions already in the queue when arming do not fire it: poll until empty, arm, poll again, then wait.
+ * completions already in the queue when arming do not fire it: poll until empty, arm, poll again, then wait. A CQ
+ * created with a {@link CompletionChannel} delivers its events to the channel instead, where one thread waits for
+ * the events of many CQs; each of those events must be acknowledged ({@link #ackEvents(int)}) before the CQ is
+ * destroyed.
+ *
+ * <p>Polling fills caller-provided {@link WorkCompletion} objects, as ibv_poll_cq fills caller-provided structs;
+ * an element that is still null when a completion is due for it is allocated once, so
+ * {@code cq.poll(new WorkCompletion[16])} works and a reused array allocates nothing after its first polls.
  */
 public final class CompletionQueue
 {
@@ -27,17 +34,33 @@ public final class CompletionQueue
     private final CompletionRing ring;
     private final ProgressGroup group;
     private final NanoClock clock;
+    private final CompletionChannel channel;
     private int uses;
     private volatile boolean destroyed;
     private long consumed;
     private long armedAt = -1;
+    private long eventsReported;
+    private long eventsAcked;
 
-    CompletionQueue(final RdmaDevice device, final CompletionRing ring)
+    CompletionQueue(final RdmaDevice device, final CompletionRing ring, final CompletionChannel channel)
     {
         this.device = device;
         this.ring = ring;
         this.group = device.progressGroup();
         this.clock = device.clock();
+        this.channel = channel;
+        if (null != channel)
+        {
+            channel.bind(this);
+        }
+    }
+
+    /**
+     * @return the completion channel its events go to, or null.
+     */
+    public CompletionChannel channel()
+    {
+        return channel;
     }
 
     /**
@@ -83,12 +106,12 @@ public final class CompletionQueue
     /**
      * Poll (ibv_poll_cq) into the whole array.
      *
-     * @param out completions to fill from index 0.
+     * @param out completions to fill from index 0; null elements are allocated when a completion is due for them.
      * @return number filled; less than {@code out.length} means the CQ is now empty.
      */
     public int poll(final WorkCompletion[] out)
     {
-        return poll(out, 0, out.length);
+        return poll(ProgressGroup.requireNonNull(out, "out"), 0, out.length);
     }
 
     /**
@@ -159,7 +182,7 @@ public final class CompletionQueue
      */
     private int await(final WorkCompletion[] out, final long spinNs, final long timeoutNs)
     {
-        checkArgs(out, 0, out.length);
+        checkArgs(ProgressGroup.requireNonNull(out, "out"), 0, out.length);
         if (0 == out.length)
         {
             throw new IllegalArgumentException("out must hold at least one WorkCompletion to wait for one");
@@ -259,6 +282,11 @@ public final class CompletionQueue
     {
         checkUsable();
         RdmaDevice.requireTimeout(timeoutNs);
+        if (null != channel)
+        {
+            throw new IllegalStateException("CQ " + handle() + " delivers its events to its completion channel: " +
+                "wait with channel().getCqEvent(timeoutNs)");
+        }
         if (armedAt < 0)
         {
             throw new IllegalStateException("CQ " + handle() + " is not armed: call requestNotify(false) first");
@@ -306,9 +334,44 @@ public final class CompletionQueue
     }
 
     /**
+     * Acknowledge events {@link CompletionChannel#getCqEvent} returned for this CQ (ibv_ack_cq_events). Acknowledging
+     * in batches is fine, as in libibverbs (one call for many events is cheaper there: it takes a mutex).
+     *
+     * @param count events to acknowledge, 0 to {@link #unackedEvents()}.
+     * @throws IllegalArgumentException for a negative count or more than are unacknowledged.
+     */
+    public void ackEvents(final int count)
+    {
+        if (count < 0 || count > eventsReported - eventsAcked)
+        {
+            throw new IllegalArgumentException("cannot acknowledge " + count + " events on CQ " + handle() + ": " +
+                (eventsReported - eventsAcked) + " unacknowledged (" + eventsReported + " reported)");
+        }
+        eventsAcked += count;
+    }
+
+    /**
+     * @return events the channel reported for this CQ so far.
+     */
+    public long eventsReported()
+    {
+        return eventsReported;
+    }
+
+    /**
+     * @return events reported and not yet acknowledged.
+     */
+    public long unackedEvents()
+    {
+        return eventsReported - eventsAcked;
+    }
+
+    /**
      * Destroy the CQ (ibv_destroy_cq).
      *
-     * @throws IllegalStateException while a QP still uses it (IBA C11-17), or when already destroyed.
+     * @throws IllegalStateException while a QP still uses it (IBA C11-17), while events are unacknowledged
+     *                               (libibverbs' ibv_destroy_cq would wait for them forever in a single thread), or
+     *                               when already destroyed.
      */
     public void destroy()
     {
@@ -323,7 +386,18 @@ public final class CompletionQueue
                 throw new IllegalStateException("CQ " + handle() + " is still used by " + uses + " queue pair" +
                     (1 == uses ? "" : "s") + "; destroy them first (IBA C11-17)");
             }
+            final long unacked = eventsReported - eventsAcked;
+            if (0 != unacked)
+            {
+                throw new IllegalStateException("CQ " + handle() + " has " + unacked + " unacknowledged completion " +
+                    "event" + (1 == unacked ? "" : "s") + ": call ackEvents(" + unacked + ") first (libibverbs' " +
+                    "ibv_destroy_cq waits until every event is acknowledged)");
+            }
             destroyed = true;
+        }
+        if (null != channel)
+        {
+            channel.unbind(this);
         }
     }
 
@@ -365,11 +439,39 @@ public final class CompletionQueue
         }
     }
 
+    /**
+     * For {@link CompletionChannel}: fire the armed event when a completion arrived since arming; disarms and counts.
+     */
+    boolean fireEvent()
+    {
+        if (armedAt >= 0 && !destroyed && consumed + ring.size() > armedAt)
+        {
+            armedAt = -1;
+            eventsReported++;
+            return true;
+        }
+        return false;
+    }
+
     private int take(final WorkCompletion[] out, final int offset, final int max)
     {
-        final int n = ring.poll(out, offset, max);
-        consumed += n;
-        return n;
+        // Take no more than are waiting now, so every slot filled was checked for null first (the engine may add
+        // completions meanwhile in DEDICATED mode; they wait for the next poll).
+        final int n = Math.min(max, ring.size());
+        if (0 == n)
+        {
+            return 0;
+        }
+        for (int i = offset; i < offset + n; i++)
+        {
+            if (null == out[i])
+            {
+                out[i] = new WorkCompletion();
+            }
+        }
+        final int taken = ring.poll(out, offset, n);
+        consumed += taken;
+        return taken;
     }
 
     private void checkArgs(final WorkCompletion[] out, final int offset, final int max)

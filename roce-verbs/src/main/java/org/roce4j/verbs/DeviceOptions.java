@@ -24,7 +24,8 @@ public final class DeviceOptions
     private String name;
 
     /**
-     * @return options for {@link ThreadingMode#INVOKER} with a private progress group.
+     * @return options for {@link ThreadingMode#INVOKER}; without {@link #progressGroup(ProgressGroup)} the device
+     *     joins the opening thread's group ({@link ProgressGroup#ofCurrentThread()}).
      */
     public static DeviceOptions invoker()
     {
@@ -58,7 +59,8 @@ public final class DeviceOptions
     }
 
     /**
-     * @param group the group this device joins (INVOKER only); null gives the device a group of its own.
+     * @param group the group this device joins (INVOKER only); null (the default) joins the group of the thread that
+     *              opens the device, {@link ProgressGroup#ofCurrentThread()}.
      * @return this.
      */
     public DeviceOptions progressGroup(final ProgressGroup group)
@@ -68,7 +70,7 @@ public final class DeviceOptions
     }
 
     /**
-     * @return the progress group to join, or null for a private one.
+     * @return the progress group to join, or null for the opening thread's.
      */
     public ProgressGroup progressGroup()
     {

@@ -23,7 +23,15 @@ import org.roce4j.transport.engine.RoceEngine;
  * <p>{@link ProgressTask}s added with {@link #addTask(ProgressTask)} run after the engines in every round; their
  * deadlines count as timers.
  *
- * <p>Not thread safe: a group belongs to one thread.
+ * <p>Default group: an INVOKER device opened without a group of its own joins the group of the thread that opens it
+ * ({@link #ofCurrentThread()}). So the devices one thread opens, and then drives, run together whichever of them it
+ * polls: two devices opened with {@code RdmaDevice.open(link)} and driven by one thread answer each other. (Before,
+ * each got a private group, a wait on one never ran the other's engine, and the wait ended in retransmission
+ * timeouts with nothing saying why.) A program with a thread per device opens each device on its thread, or gives
+ * each one its own group ({@code DeviceOptions.invoker().progressGroup(new ProgressGroup())}).
+ *
+ * <p>Not thread safe: a group belongs to one thread, the first that runs it. Another thread that runs it while that
+ * one is alive gets an {@link IllegalStateException} naming both threads, instead of racing on the engines.
  */
 public final class ProgressGroup
 {
@@ -42,11 +50,14 @@ public final class ProgressGroup
 
     private static final RoceEngine[] NO_ENGINES = new RoceEngine[0];
     private static final ProgressTask[] NO_TASKS = new ProgressTask[0];
+    private static final ThreadLocal<ProgressGroup> THREAD_DEFAULT = ThreadLocal.withInitial(ProgressGroup::new);
 
     private final IdleStrategy idleStrategy;
     private final IdleHandler idleHandler;
     private RoceEngine[] engines = NO_ENGINES;
     private ProgressTask[] tasks = NO_TASKS;
+    /** The thread that runs this group: the first to call {@link #progress()}. */
+    private volatile Thread owner;
 
     /**
      * A real-time group that backs off (spin, yield, then park up to 1 ms) while nothing happens.
@@ -100,12 +111,27 @@ public final class ProgressGroup
     }
 
     /**
+     * The calling thread's default group, which INVOKER devices opened on this thread without a group join.
+     *
+     * @return the group (a real-time group with the default back-off), made on first use.
+     */
+    public static ProgressGroup ofCurrentThread()
+    {
+        return THREAD_DEFAULT.get();
+    }
+
+    /**
      * Run one duty cycle of every engine in the group, then one round of every task.
      *
      * @return total work done (0 when every engine and task was idle).
+     * @throws IllegalStateException when another live thread runs this group.
      */
     public int progress()
     {
+        if (Thread.currentThread() != owner)
+        {
+            claim();
+        }
         int work = 0;
         for (final RoceEngine engine : engines)
         {
@@ -239,6 +265,29 @@ public final class ProgressGroup
     }
 
     /**
+     * @return the thread that runs this group, or null before its first round.
+     */
+    public Thread owner()
+    {
+        return owner;
+    }
+
+    private synchronized void claim()
+    {
+        final Thread current = Thread.currentThread();
+        final Thread previous = owner;
+        if (null != previous && previous != current && previous.isAlive())
+        {
+            throw new IllegalStateException("progress group " + this + " is run by thread '" + previous.getName() +
+                "' and thread '" + current.getName() + "' tried to run it too: a progress group (and every INVOKER " +
+                "device in it) belongs to one thread. Devices opened without a group join the group of the thread " +
+                "that opens them: open each device on the thread that drives it, give each its own group with " +
+                "DeviceOptions.invoker().progressGroup(new ProgressGroup()), or use DeviceOptions.dedicated()");
+        }
+        owner = current;
+    }
+
+    /**
      * Called by a wait after a round with no work.
      *
      * @param waitDeadlineNs the wait's deadline.
@@ -308,6 +357,15 @@ public final class ProgressGroup
             System.arraycopy(engines, index + 1, shrunk, index, engines.length - index - 1);
             engines = shrunk;
         }
+    }
+
+    /**
+     * @return e.g. {@code ProgressGroup@1b6d3586{engines=2, tasks=1}}.
+     */
+    public String toString()
+    {
+        return "ProgressGroup@" + Integer.toHexString(System.identityHashCode(this)) + "{engines=" + engines.length +
+            ", tasks=" + tasks.length + "}";
     }
 
     static <T> T requireNonNull(final T value, final String name)

@@ -1,6 +1,6 @@
 package org.roce4j.verbs;
 
-import java.nio.ByteOrder;
+import java.io.IOException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -17,24 +17,33 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.AsyncEvent;
+import org.roce4j.transport.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.CompletionRing;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.wire.AgronaAccess;
 
 /**
  * An open RDMA device (ibv_open_device / struct ibv_context): one roce4j engine over one {@link Link}, with one
  * port. It creates protection domains and completion queues, answers ibv_query_device / ibv_query_port /
  * ibv_query_gid, delivers asynchronous events and exposes every counter.
  *
+ * <pre>{@code
+ * try (RdmaDevice a = RdmaDevice.open("memory:10.0.0.1");      // a port of this JVM's in-memory fabric
+ *      RdmaDevice b = RdmaDevice.open("udp:192.168.1.20"))     // the kernel's UDP stack, a real network
+ * { ... }
+ * }</pre>
+ *
  * <p>Threading ({@link DeviceOptions#threadingMode}):
  * <ul>
- *   <li>{@link ThreadingMode#INVOKER}: the application's thread runs the engine. Every poll and wait on the device's
- *   completion queues, {@link #progress()} and {@link #getAsyncEvent(long)} run one duty cycle of every engine in
- *   the device's {@link ProgressGroup}. Use the device from that one thread only.</li>
+ *   <li>{@link ThreadingMode#INVOKER} (the default): the application's thread runs the engine. Every poll and wait on
+ *   the device's completion queues, {@link #progress()} and {@link #getAsyncEvent(long)} run one duty cycle of every
+ *   engine in the device's {@link ProgressGroup}: the one given in the options, or else the opening thread's
+ *   ({@link ProgressGroup#ofCurrentThread()}), so devices that one thread opens and drives always run together. Use
+ *   the device from that one thread only (a second thread running the group gets an error that says so).</li>
  *   <li>{@link ThreadingMode#DEDICATED}: an Agrona agent thread per device runs the engine. Control calls (create,
  *   modify, destroy, register) may come from any thread and are run on the engine thread; posting to a QP must come
  *   from one thread at a time per QP, and polling a CQ from one thread at a time per CQ.</li>
@@ -77,7 +86,7 @@ public final class RdmaDevice implements AutoCloseable
         this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
         if (ThreadingMode.INVOKER == mode)
         {
-            this.group = null != options.progressGroup() ? options.progressGroup() : new ProgressGroup();
+            this.group = null != options.progressGroup() ? options.progressGroup() : ProgressGroup.ofCurrentThread();
             this.runner = null;
             group.add(engine);
         }
@@ -102,13 +111,14 @@ public final class RdmaDevice implements AutoCloseable
      */
     public static RdmaDevice open(final Link link, final DeviceOptions options)
     {
+        AgronaAccess.require();
         ProgressGroup.requireNonNull(link, "link");
         ProgressGroup.requireNonNull(options, "options");
         return new RdmaDevice(link, options);
     }
 
     /**
-     * Open a device in INVOKER mode with default options.
+     * Open a device in INVOKER mode with default options: it joins the opening thread's progress group.
      *
      * @param link the medium.
      * @return the open device.
@@ -116,6 +126,50 @@ public final class RdmaDevice implements AutoCloseable
     public static RdmaDevice open(final Link link)
     {
         return open(link, DeviceOptions.invoker());
+    }
+
+    /**
+     * Open a device over the link a spec names, the specs the roce command takes with {@code --link} (parsed by
+     * {@link LinkSpecs}): {@code memory:IP[,mac=MAC][,mtu=1500]} for a port of this JVM's in-memory fabric,
+     * {@code udp:IP[,port=4791]} for the kernel's UDP stack, {@code pcap:IFACE[,ip=IP]} for raw Ethernet,
+     * {@code tunnel:...} for a QEMU guest. The device owns the link and closes it.
+     *
+     * @param linkSpec the link.
+     * @param options  threading mode, engine configuration and policies.
+     * @return the open device.
+     * @throws IOException              when the medium cannot be opened.
+     * @throws IllegalArgumentException for a malformed spec, an unknown interface, an address that is not local.
+     * @throws IllegalStateException    when a port or address is in use, or raw capture needs root.
+     */
+    public static RdmaDevice open(final String linkSpec, final DeviceOptions options) throws IOException
+    {
+        AgronaAccess.require();
+        ProgressGroup.requireNonNull(linkSpec, "linkSpec");
+        ProgressGroup.requireNonNull(options, "options");
+        checkOptions(options);
+        final Link link = LinkSpecs.open(linkSpec);
+        try
+        {
+            return new RdmaDevice(link, options);
+        }
+        catch (final RuntimeException ex)
+        {
+            link.close();
+            throw ex;
+        }
+    }
+
+    /**
+     * Open a device over the link a spec names, in INVOKER mode with default options (see
+     * {@link #open(String, DeviceOptions)}).
+     *
+     * @param linkSpec the link, e.g. {@code "memory:10.0.0.1"} or {@code "udp:192.168.1.20"}.
+     * @return the open device.
+     * @throws IOException when the medium cannot be opened.
+     */
+    public static RdmaDevice open(final String linkSpec) throws IOException
+    {
+        return open(linkSpec, DeviceOptions.invoker());
     }
 
     private static void checkOptions(final DeviceOptions options)
@@ -262,72 +316,7 @@ public final class RdmaDevice implements AutoCloseable
     public AhAttributes initAhFromWc(
         final WorkCompletion wc, final DirectBuffer buffer, final int offset, final AhAttributes out)
     {
-        ProgressGroup.requireNonNull(wc, "wc");
-        ProgressGroup.requireNonNull(buffer, "buffer");
-        ProgressGroup.requireNonNull(out, "out");
-        if (!wc.hasGrh())
-        {
-            throw new IllegalArgumentException("the work completion has no GRH (IBV_WC_GRH): only successful UD " +
-                "receive completions carry the sender's address");
-        }
-        final long destinationHigh;
-        final long destinationLow;
-        if (isIpv4NetworkHeader(buffer, offset))
-        {
-            // IPv4 header at byte 20: TOS at +1, source at +12, destination at +16.
-            final int ipv4 = offset + GRH_BYTES - Ipv4Header.LENGTH;
-            final long sourceLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
-                (buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
-            out.dgid(LinkAddress.IPV4_MAPPED_HIGH, sourceLow)
-                .trafficClass(buffer.getByte(ipv4 + 1) & 0xFF)
-                .flowLabel(0);
-            destinationHigh = LinkAddress.IPV4_MAPPED_HIGH;
-            destinationLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
-                (buffer.getInt(ipv4 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
-        }
-        else if (6 == (buffer.getByte(offset) & 0xFF) >>> 4)
-        {
-            // IPv6 header: version(4) traffic class(8) flow label(20), ..., source at +8, destination at +24.
-            final int first = buffer.getInt(offset, ByteOrder.BIG_ENDIAN);
-            out.dgid(buffer.getLong(offset + 8, ByteOrder.BIG_ENDIAN),
-                    buffer.getLong(offset + 16, ByteOrder.BIG_ENDIAN))
-                .trafficClass((first >>> 20) & 0xFF)
-                .flowLabel(first & 0xF_FFFF);
-            destinationHigh = buffer.getLong(offset + 24, ByteOrder.BIG_ENDIAN);
-            destinationLow = buffer.getLong(offset + 32, ByteOrder.BIG_ENDIAN);
-        }
-        else
-        {
-            throw new IllegalArgumentException("the 40-byte network header area at offset " + offset + " holds " +
-                "neither an IPv4 header (20 zero bytes, then version 4) nor an IPv6 header");
-        }
-        int sgidIndex = -1;
-        for (int i = 0; i < engine.gidTableLength(); i++)
-        {
-            if (engine.gidHigh(i) == destinationHigh && engine.gidLow(i) == destinationLow)
-            {
-                sgidIndex = i;
-            }
-        }
-        if (sgidIndex < 0)
-        {
-            throw new IllegalArgumentException("the packet was sent to " +
-                new Gid(destinationHigh, destinationLow) + ", which is not in this device's GID table");
-        }
-        // libibverbs ibv_init_ah_from_wc: hop limit 0xFF for a reply.
-        return out.sgidIndex(sgidIndex).hopLimit(0xFF).serviceLevel(0).portNum(PORT_NUM);
-    }
-
-    private static boolean isIpv4NetworkHeader(final DirectBuffer buffer, final int offset)
-    {
-        for (int i = 0; i < GRH_BYTES - Ipv4Header.LENGTH; i += 4)
-        {
-            if (0 != buffer.getInt(offset + i))
-            {
-                return false;
-            }
-        }
-        return 4 == (buffer.getByte(offset + GRH_BYTES - Ipv4Header.LENGTH) & 0xFF) >>> 4;
+        return ReplyAddress.fill(engine, wc, buffer, offset, out);
     }
 
     /**
@@ -417,12 +406,47 @@ public final class RdmaDevice implements AutoCloseable
      */
     public CompletionQueue createCq(final int cqe)
     {
+        return createCq(cqe, null);
+    }
+
+    /**
+     * Create a completion queue whose events go to a completion channel (ibv_create_cq with a channel).
+     *
+     * @param cqe     entries it must hold, 1 .. {@link DeviceAttributes#MAX_CQE}.
+     * @param channel a channel of this device, or null for none.
+     * @return the new CQ.
+     * @throws IllegalArgumentException for a bad cqe or a channel of another device.
+     * @throws IllegalStateException    when the channel is closed.
+     */
+    public CompletionQueue createCq(final int cqe, final CompletionChannel channel)
+    {
         if (cqe < 1 || cqe > DeviceAttributes.MAX_CQE)
         {
             throw new IllegalArgumentException("cqe must be 1.." + DeviceAttributes.MAX_CQE + ", got " + cqe);
         }
+        if (null != channel)
+        {
+            if (this != channel.device())
+            {
+                throw new IllegalArgumentException("the completion channel belongs to device " +
+                    channel.device().name() + ", not " + name);
+            }
+            channel.checkOpen();
+        }
         final int handle = control(engine::nextHandle);
-        return new CompletionQueue(this, new CompletionRing(handle, cqe));
+        return new CompletionQueue(this, new CompletionRing(handle, cqe), channel);
+    }
+
+    /**
+     * Create a completion event channel (ibv_create_comp_channel): one thread waits on it for the events of every CQ
+     * created with it.
+     *
+     * @return the channel.
+     */
+    public CompletionChannel createCompChannel()
+    {
+        checkOpen();
+        return new CompletionChannel(this);
     }
 
     // ------------------------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ package org.roce4j.verbs;
 
 /**
  * A receive work request (struct ibv_recv_wr): buffers an incoming SEND (or RDMA WRITE with immediate) completes
- * into. Mutable and reusable; chains are built with {@link #next(RecvWorkRequest)}.
+ * into. Mutable and reusable; chains are built with {@link WorkRequest#next(WorkRequest) next(RecvWorkRequest)}.
  */
 public final class RecvWorkRequest extends WorkRequest<RecvWorkRequest>
 {

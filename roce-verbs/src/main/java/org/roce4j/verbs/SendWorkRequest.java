@@ -4,7 +4,8 @@ import org.roce4j.transport.WrOpcode;
 
 /**
  * A send work request (struct ibv_send_wr): mutable and reusable, so a hot loop fills the same object again and
- * again ({@link #reset()} clears it). Chains are built with {@link #next(SendWorkRequest)}.
+ * again ({@link #reset()} clears it). Chains are built with
+ * {@link WorkRequest#next(WorkRequest) next(SendWorkRequest)}.
  *
  * <pre>{@code
  * wr.reset().wrId(7).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)

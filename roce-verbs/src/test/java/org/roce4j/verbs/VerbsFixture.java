@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import org.agrona.concurrent.CachedNanoClock;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.AsyncEvent;
+import org.roce4j.transport.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpAttrMask;
 import org.roce4j.transport.QpAttributes;

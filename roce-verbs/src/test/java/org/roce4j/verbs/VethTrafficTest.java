@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.opentest4j.TestAbortedException;
 import org.roce4j.transport.AhAttributes;
+import org.roce4j.transport.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.TransportCounter;

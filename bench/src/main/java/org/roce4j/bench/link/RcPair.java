@@ -18,8 +18,9 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceOptions;
-import org.roce4j.verbs.Gid;
+import org.roce4j.transport.Gid;
 import org.roce4j.verbs.MemoryRegion;
+import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
@@ -113,12 +114,15 @@ final class RcPair implements AutoCloseable
     static RcPair open(final Link linkA, final Link linkB, final int bufferBytes, final int depth)
     {
         final boolean coalesce = Boolean.parseBoolean(System.getProperty("roce4j.bench.coalesceAcks", "true"));
+        // Opened here, driven by a thread each: each device needs a group of its own (the default would be this
+        // thread's group, shared by both).
         final RdmaDevice deviceA = RdmaDevice.open(linkA, DeviceOptions.invoker().name("bench-a")
+            .progressGroup(new ProgressGroup())
             .engineConfig(new EngineConfig().coalesceAcks(coalesce)));
         final RdmaDevice deviceB;
         try
         {
-            deviceB = RdmaDevice.open(linkB, DeviceOptions.invoker().name("bench-b")
+            deviceB = RdmaDevice.open(linkB, DeviceOptions.invoker().name("bench-b").progressGroup(new ProgressGroup())
                 .engineConfig(new EngineConfig().coalesceAcks(coalesce)));
         }
         catch (final RuntimeException ex)

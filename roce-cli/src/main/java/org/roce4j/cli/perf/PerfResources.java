@@ -12,7 +12,7 @@ import org.roce4j.transport.QpType;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceAttributes;
-import org.roce4j.verbs.Gid;
+import org.roce4j.transport.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;

@@ -25,7 +25,7 @@ import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
-import org.roce4j.verbs.Gid;
+import org.roce4j.transport.Gid;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 
@@ -388,9 +388,10 @@ public final class PerfRun
 
     /**
      * rdma_cm_client_connection: up to 10 attempts 100 ms apart (the server listens again for the test's connections
-     * only after the first handshake, so the first request may find nobody listening).
+     * only after the first handshake, so the first request may find nobody listening). Each failed attempt is
+     * reported on stderr, as perftest reports each failed rdma_client_connect, so a retry is never silent.
      */
-    private static RdmaCmId connectWithRetries(final RdmaCm cm, final InetSocketAddress server, final QueuePair qp,
+    private RdmaCmId connectWithRetries(final RdmaCm cm, final InetSocketAddress server, final QueuePair qp,
         final ConnParam param, final long timeoutNs)
     {
         RdmaCmException last = null;
@@ -413,6 +414,13 @@ public final class PerfRun
             {
                 last = ex;
                 id.destroy();
+                if (attempt + 1 < CM_CONNECT_ATTEMPTS)
+                {
+                    err.println("rdma_cm connect to " + server.getAddress().getHostAddress() + ":" + server.getPort() +
+                        " failed (" + ex.getMessage() + "); retrying in " + CM_RETRY_PAUSE_NS / 1_000_000 +
+                        " ms, attempt " + (attempt + 2) + " of " + CM_CONNECT_ATTEMPTS);
+                    err.flush();
+                }
             }
         }
         throw new RdmaCmException("tried " + CM_CONNECT_ATTEMPTS + " times; last: " + last.getMessage(),

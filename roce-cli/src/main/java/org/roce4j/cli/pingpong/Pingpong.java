@@ -2,7 +2,6 @@ package org.roce4j.cli.pingpong;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -22,7 +21,7 @@ import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
-import org.roce4j.verbs.Gid;
+import org.roce4j.transport.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
@@ -61,17 +60,26 @@ public final class Pingpong
     private final RdmaDevice device;
     private final PingpongSettings settings;
     private final PrintWriter out;
+    private final ServerSocket listener;
 
     /**
      * @param device   an open device.
      * @param settings what to run.
      * @param out      where the examples' lines go.
+     * @param listener the bound TCP listener of the server side (the caller binds it first, so a port in use fails
+     *                 before anything else and an in-process client never races the server); null on the client.
      */
-    public Pingpong(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out)
+    public Pingpong(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out,
+        final ServerSocket listener)
     {
+        if (null == settings.server && null == listener)
+        {
+            throw new IllegalArgumentException("the server side needs its bound TCP listener");
+        }
         this.device = device;
         this.settings = settings;
         this.out = out;
+        this.listener = listener;
     }
 
     /**
@@ -127,23 +135,19 @@ public final class Pingpong
         final QpInfo remote;
         if (null != settings.server)
         {
-            remote = PingpongExchange.client(settings.server, settings.port, local, timeout, timeout);
+            // One attempt, as pp_client_exch_dest makes: a refused connection fails at once.
+            remote = PingpongExchange.client(settings.server, settings.port, local, timeout, Duration.ZERO);
             checkRemoteGid(remote);
             ah[0] = connect(pd, qp, setup, psn, remote);
         }
         else
         {
-            try (ServerSocket listener = new ServerSocket())
+            remote = PingpongExchange.server(listener, client ->
             {
-                listener.setReuseAddress(true);
-                listener.bind(new InetSocketAddress(settings.port), 1);
-                remote = PingpongExchange.server(listener, client ->
-                {
-                    checkRemoteGid(client);
-                    ah[0] = connect(pd, qp, setup, psn, client);
-                    return local;
-                }, timeout);
-            }
+                checkRemoteGid(client);
+                ah[0] = connect(pd, qp, setup, psn, client);
+                return local;
+            }, timeout);
         }
         out.println("  remote address: " + GidText.address(remote));
         out.flush();

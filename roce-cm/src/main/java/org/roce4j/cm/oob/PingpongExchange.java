@@ -54,7 +54,8 @@ public final class PingpongExchange
      * @param local    our info.
      * @param timeout  for the connect and each read.
      * @param retryFor keep retrying the connect (and a closed-without-data connection, as QEMU's port forwarding
-     *                 does before the guest listens) for this long; Duration.ZERO tries once.
+     *                 does before the guest listens) for this long; Duration.ZERO tries once, as ibv_rc_pingpong
+     *                 does (the roce command always tries once).
      * @return the server's info.
      * @throws IOException when the exchange fails.
      */
@@ -83,8 +84,10 @@ public final class PingpongExchange
             {
                 if (System.nanoTime() - deadline >= 0)
                 {
-                    throw new OobProtocolException("pingpong exchange with " + host + ":" + port + " failed: " +
-                        ex.getMessage(), ex);
+                    // pp_client_exch_dest's words: "Couldn't connect to %s:%d", "Couldn't read/write remote address".
+                    throw new OobProtocolException((ex instanceof EOFException ?
+                        "Couldn't read/write remote address from " : "Couldn't connect to ") + host + ":" + port +
+                        ": " + ex.getMessage(), ex);
                 }
                 Thread.onSpinWait();
                 parkBriefly();

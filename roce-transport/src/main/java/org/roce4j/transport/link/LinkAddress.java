@@ -22,6 +22,43 @@ public record LinkAddress(long mac, int ipv4)
     public static final long LINK_LOCAL_HIGH = 0xFE80_0000_0000_0000L;
 
     /**
+     * A link address from text, e.g. {@code LinkAddress.of("02:00:00:00:00:01", "10.0.0.1")}.
+     *
+     * @param mac  six hex octets separated by ':' or '-'.
+     * @param ipv4 a dotted quad.
+     * @return the address.
+     * @throws IllegalArgumentException naming the part that is not a MAC or not an IPv4 address.
+     */
+    public static LinkAddress of(final String mac, final String ipv4)
+    {
+        return new LinkAddress(EthernetHeader.parseMac(requireText(mac, "mac")),
+            Ipv4Header.parseAddress(requireText(ipv4, "ipv4")));
+    }
+
+    /**
+     * A link address for an IPv4 address alone, with a MAC made from it: {@code 02:00:a:b:c:d} in hex, a locally
+     * administered unicast MAC (IEEE 802 U/L bit set, group bit clear) that is unique as long as the IPv4 address is.
+     *
+     * @param ipv4 a dotted quad.
+     * @return the address, e.g. MAC 02:00:0a:00:00:01 for 10.0.0.1.
+     * @throws IllegalArgumentException when it is not an IPv4 address.
+     */
+    public static LinkAddress ofIpv4(final String ipv4)
+    {
+        final int address = Ipv4Header.parseAddress(requireText(ipv4, "ipv4"));
+        return new LinkAddress(0x0200_0000_0000L | (address & 0xFFFF_FFFFL), address);
+    }
+
+    private static String requireText(final String text, final String name)
+    {
+        if (null == text)
+        {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return text;
+    }
+
+    /**
      * @return low 64 bits of {@code ::ffff:ipv4}.
      */
     public long ipv4MappedLow()

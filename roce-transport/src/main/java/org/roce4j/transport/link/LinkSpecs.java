@@ -2,18 +2,24 @@ package org.roce4j.transport.link;
 
 import java.io.IOException;
 
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.transport.link.memory.MemoryLinkConfig;
 import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.transport.link.pcap.PcapLinkConfig;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
 import org.roce4j.transport.link.udp.UdpLink;
 import org.roce4j.transport.link.udp.UdpLinkConfig;
+import org.roce4j.wire.AgronaAccess;
 
 /**
  * Opens a link from the spec string every roce command accepts with {@code --link}:
  * <ul>
  *   <li>{@code memory}: the in-process fabric; only meaningful inside one JVM, so commands build it themselves
  *   ({@link #isMemory(String)});</li>
+ *   <li>{@code memory:IP[,mac=MAC][,mtu=1500]}: for programs, a port of this JVM's default fabric
+ *   ({@link MemoryFabric#defaultFabric()}, see {@link MemoryLinkConfig}), so devices opened from spec strings in one
+ *   JVM reach each other;</li>
  *   <li>{@code tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC]...}: Ethernet frames in UDP datagrams,
  *   compatible with QEMU's {@code -netdev dgram} (see {@link TunnelLinkConfig});</li>
  *   <li>{@code udp:IP[,port=4791][,transport=epoll|io_uring|nio]}: the kernel's UDP stack;</li>
@@ -27,6 +33,8 @@ public final class LinkSpecs
     /** Every form, for help texts and error messages. */
     public static final String FORMS = "memory | tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC] | " +
         "udp:IP[,port=4791][,transport=epoll|io_uring|nio] | pcap:IFACE[,ip=IP][,mac=MAC]";
+    /** What a program may open besides {@link #FORMS}: a port of this JVM's default fabric. */
+    public static final String MEMORY_PORT = MemoryLinkConfig.GRAMMAR;
 
     private LinkSpecs()
     {
@@ -42,7 +50,18 @@ public final class LinkSpecs
     }
 
     /**
-     * Open a link that is not the in-process fabric.
+     * @param spec a link spec.
+     * @return true for {@code memory:IP...}, a port of this JVM's default fabric.
+     */
+    public static boolean isMemoryPort(final String spec)
+    {
+        final String prefix = MemoryLinkConfig.SCHEME + ":";
+        return spec.trim().regionMatches(true, 0, prefix, 0, prefix.length());
+    }
+
+    /**
+     * Open a link that is not the in-process fabric of a command: a network link, or a port of this JVM's default
+     * fabric ({@code memory:IP}).
      *
      * @param spec a link spec.
      * @return the open link.
@@ -54,11 +73,17 @@ public final class LinkSpecs
      */
     public static Link open(final String spec) throws IOException
     {
+        AgronaAccess.require();
         final String trimmed = spec.trim();
         if (isMemory(trimmed))
         {
             throw new IllegalArgumentException("the 'memory' link exists only inside one JVM: this command cannot " +
-                "open it on its own (forms: " + FORMS + ")");
+                "open it on its own; a program opens a port of its JVM's fabric with " + MEMORY_PORT + " (forms: " +
+                FORMS + ")");
+        }
+        if (isMemoryPort(trimmed))
+        {
+            return MemoryFabric.defaultFabric().attach(trimmed);
         }
         if (trimmed.startsWith(TunnelLinkConfig.SCHEME))
         {

@@ -171,6 +171,41 @@ public final class NetworkNamespace implements AutoCloseable
     }
 
     /**
+     * Join two namespaces with a veth pair, both ends up with the given MTU, an IPv4 address each, and IPv6 off in
+     * both namespaces (no router solicitations or DAD noise on the wire).
+     *
+     * @param first         one namespace.
+     * @param firstDevice   its end's name.
+     * @param firstAddress  its end's address with prefix length, e.g. {@code 10.81.0.1/24}; null for none.
+     * @param second        the other namespace.
+     * @param secondDevice  its end's name.
+     * @param secondAddress its end's address with prefix length; null for none.
+     * @param mtu           IP MTU of both ends.
+     */
+    public static void joinByVeth(
+        final NetworkNamespace first, final String firstDevice, final String firstAddress,
+        final NetworkNamespace second, final String secondDevice, final String secondAddress, final int mtu)
+    {
+        run("ip", "link", "add", firstDevice, "mtu", Integer.toString(mtu), "netns", first.name(), "type", "veth",
+            "peer", "name", secondDevice, "mtu", Integer.toString(mtu), "netns", second.name());
+        for (final NetworkNamespace side : List.of(first, second))
+        {
+            side.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
+            side.exec("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
+        }
+        if (null != firstAddress)
+        {
+            first.ip("addr", "add", firstAddress, "dev", firstDevice);
+        }
+        if (null != secondAddress)
+        {
+            second.ip("addr", "add", secondAddress, "dev", secondDevice);
+        }
+        first.ip("link", "set", firstDevice, "up");
+        second.ip("link", "set", secondDevice, "up");
+    }
+
+    /**
      * Run code inside the namespace, on a new thread that enters it first.
      *
      * @param task the code.

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.wire.AgronaAccess;
 
 /**
  * Reads classic pcap files (either byte order, microsecond or nanosecond timestamps) and pcapng files (Section
@@ -127,6 +128,7 @@ public final class PcapReader implements AutoCloseable
      */
     public static PcapReader open(final Path path) throws IOException
     {
+        AgronaAccess.require();
         final InputStream in;
         try
         {
@@ -157,6 +159,7 @@ public final class PcapReader implements AutoCloseable
      */
     public static PcapReader open(final String name, final InputStream in) throws IOException
     {
+        AgronaAccess.require();
         return new PcapReader(name, new BufferedInputStream(in, 1 << 16));
     }
 

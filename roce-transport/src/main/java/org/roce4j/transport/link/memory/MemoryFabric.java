@@ -3,10 +3,13 @@ package org.roce4j.transport.link.memory;
 import java.util.Arrays;
 import java.util.List;
 
+import org.agrona.BitUtil;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.AgronaAccess;
 import org.roce4j.wire.header.EthernetHeader;
 
 /**
@@ -45,9 +48,21 @@ import org.roce4j.wire.header.EthernetHeader;
  */
 public final class MemoryFabric implements AutoCloseable
 {
-    /** Default size of each port's inbound ring: 4 MiB, about 2700 full 1500-byte frames or 64 KiB messages in
-     * 4096-byte packets. */
+    /**
+     * Smallest inbound ring a port gets by default: 4 MiB, about 2700 full 1500-byte frames. Ports with a larger MTU
+     * get more (see {@link #ringCapacityBytes(int)}).
+     */
     public static final int DEFAULT_RING_CAPACITY_BYTES = 4 * 1024 * 1024;
+    /**
+     * Frames a port's default inbound ring holds at its MTU: the engine's default send window
+     * ({@link EngineConfig#DEFAULT_SEND_WINDOW} unacknowledged packets), so one QP's whole window fits even when the
+     * receiving engine does not run while the sender fills it. A ring that overflows drops frames (as a congested
+     * switch would), and RC recovers only through PSN-sequence NAKs and retransmission: a 4 MiB burst of 4096-byte
+     * packets into the former fixed 4 MiB ring cost 512 drops, 16 NAKs and 528 retransmissions per 20 bursts.
+     * Several QPs sending to one port at once can still fill it; give such ports a larger ring
+     * ({@link Builder#ringCapacityBytes(int)} or {@link #attach(LinkAddress, int, int)}).
+     */
+    public static final int DEFAULT_RING_FRAMES = EngineConfig.DEFAULT_SEND_WINDOW;
     /** Default number of not-yet-due delayed frames a port can hold. */
     public static final int DEFAULT_DELAY_SLOTS = 256;
     /** Default number of frames a port can hold back for reordering. */
@@ -62,6 +77,7 @@ public final class MemoryFabric implements AutoCloseable
     private static final int RING_MAX_RECORD_FRACTION = 8;
 
     private final NanoClock clock;
+    /** The builder's ring size, or 0 to size each port's ring for its MTU. */
     private final int ringCapacityBytes;
     private final int delaySlots;
     private final int reorderSlots;
@@ -102,7 +118,19 @@ public final class MemoryFabric implements AutoCloseable
     }
 
     /**
-     * Attach a port with the fabric's ring size.
+     * The fabric of this JVM that {@code memory:IP} link specs attach to ({@link MemoryLinkConfig}), so that devices
+     * opened from spec strings ({@code RdmaDevice.open("memory:10.0.0.1")}) reach each other. Created on first use,
+     * with the system clock and default sizes; never closed (closing a device detaches its port).
+     *
+     * @return the default fabric.
+     */
+    public static MemoryFabric defaultFabric()
+    {
+        return DefaultFabric.INSTANCE;
+    }
+
+    /**
+     * Attach a port with the fabric's ring size ({@link #ringCapacityBytes(int)} for its MTU).
      *
      * @param address MAC and IPv4 of the port; neither may be in use by another open port.
      * @param mtu     IP MTU of the port, {@link #MIN_MTU} to {@link #MAX_MTU}.
@@ -112,7 +140,25 @@ public final class MemoryFabric implements AutoCloseable
      */
     public MemoryLink attach(final LinkAddress address, final int mtu)
     {
-        return attach(address, mtu, ringCapacityBytes);
+        if (mtu < MIN_MTU || mtu > MAX_MTU)
+        {
+            throw new IllegalArgumentException("mtu " + mtu + " is outside " + MIN_MTU + ".." + MAX_MTU);
+        }
+        return attach(address, mtu, ringCapacityBytes(mtu));
+    }
+
+    /**
+     * Attach a port described by a {@code memory:IP[,mac=MAC][,mtu=N]} spec.
+     *
+     * @param spec the spec, see {@link MemoryLinkConfig}.
+     * @return the port.
+     * @throws IllegalArgumentException on a malformed spec.
+     * @throws IllegalStateException    when the MAC or IPv4 address is in use.
+     */
+    public MemoryLink attach(final String spec)
+    {
+        final MemoryLinkConfig config = MemoryLinkConfig.parse(spec);
+        return attach(config.address(), config.mtu());
     }
 
     /**
@@ -128,6 +174,7 @@ public final class MemoryFabric implements AutoCloseable
      */
     public synchronized MemoryLink attach(final LinkAddress address, final int mtu, final int ringCapacityBytes)
     {
+        AgronaAccess.require();
         if (mtu < MIN_MTU || mtu > MAX_MTU)
         {
             throw new IllegalArgumentException("mtu " + mtu + " is outside " + MIN_MTU + ".." + MAX_MTU);
@@ -177,11 +224,32 @@ public final class MemoryFabric implements AutoCloseable
     }
 
     /**
-     * @return inbound ring size of ports attached without an explicit size.
+     * @return inbound ring size of ports attached without an explicit size, or 0 when it follows each port's MTU
+     *     ({@link #ringCapacityBytes(int)}).
      */
     public int ringCapacityBytes()
     {
         return ringCapacityBytes;
+    }
+
+    /**
+     * The inbound ring a port of this MTU gets when attached without an explicit size: the builder's size if one was
+     * set, else room for {@link #DEFAULT_RING_FRAMES} full frames with their ring overhead, rounded up to a power of
+     * two, and at least {@link #DEFAULT_RING_CAPACITY_BYTES}: 4 MiB up to an MTU of about 4000, 16 MiB at 9000.
+     *
+     * @param mtu IP MTU of the port.
+     * @return bytes.
+     */
+    public int ringCapacityBytes(final int mtu)
+    {
+        if (0 != ringCapacityBytes)
+        {
+            return ringCapacityBytes;
+        }
+        final long record = BitUtil.align(
+            FrameRing.HEADER_LENGTH + MemoryLink.DUE_TIME_LENGTH + MemoryLink.maxFrameLength(mtu), FrameRing.ALIGNMENT);
+        final long window = (long)DEFAULT_RING_FRAMES * record;
+        return (int)Math.max(DEFAULT_RING_CAPACITY_BYTES, BitUtil.findNextPositivePowerOfTwo(window));
     }
 
     /**
@@ -235,7 +303,7 @@ public final class MemoryFabric implements AutoCloseable
     public static final class Builder
     {
         private NanoClock clock = SystemNanoClock.INSTANCE;
-        private int ringCapacityBytes = DEFAULT_RING_CAPACITY_BYTES;
+        private int ringCapacityBytes;
         private int delaySlots = DEFAULT_DELAY_SLOTS;
         private int reorderSlots = DEFAULT_REORDER_SLOTS;
 
@@ -258,8 +326,8 @@ public final class MemoryFabric implements AutoCloseable
         }
 
         /**
-         * @param bytes default inbound ring size of each port, a power of two (default
-         *              {@link #DEFAULT_RING_CAPACITY_BYTES}); checked against the MTU at attach.
+         * @param bytes inbound ring size of every port attached without one, a power of two, checked against the MTU
+         *              at attach (default: sized for each port's MTU, see {@link MemoryFabric#ringCapacityBytes(int)}).
          * @return this.
          */
         public Builder ringCapacityBytes(final int bytes)
@@ -316,5 +384,11 @@ public final class MemoryFabric implements AutoCloseable
             }
             return slots;
         }
+    }
+
+    /** Lazy holder of {@link #defaultFabric()}. */
+    private static final class DefaultFabric
+    {
+        static final MemoryFabric INSTANCE = new MemoryFabric();
     }
 }
