@@ -89,7 +89,7 @@ final class Completer
     Completer(final RoceEngine engine)
     {
         this.engine = engine;
-        this.counters = engine.countersInternal();
+        this.counters = engine.counters();
     }
 
     /**
@@ -113,7 +113,7 @@ final class Completer
         if (req.needRetry)
         {
             // rxe defers responses until the requester has restarted; here the restart happens first.
-            engine.requester().retry(qp);
+            engine.requester.retry(qp);
         }
         final Opcode opcode = pkt.opcode();
         final SendQueue sq = qp.sendQueue;
@@ -495,7 +495,7 @@ final class Completer
         if (comp.retryLeft > 0)
         {
             // IBA 9.7.6.1.3: each retry uses one of retry_cnt, 7 included, unless configured to do as rxe does.
-            if (RETRY_FOREVER != qp.attributes.retryCnt || !engine.config().retryCountSevenForever())
+            if (RETRY_FOREVER != qp.attributes.retryCnt || !engine.config.retryCountSevenForever())
             {
                 comp.retryLeft--;
             }
@@ -526,7 +526,7 @@ final class Completer
             final RequesterState req = qp.req;
             req.waitingRnrTimer = true;
             req.rnrDeadlineNs = engine.nowNs() + AethHeader.rnrTimerNs(AethHeader.value(syndrome));
-            engine.armTimer(qp, req.rnrDeadlineNs);
+            engine.timers.arm(qp, req.rnrDeadlineNs);
         }
         else
         {
@@ -538,7 +538,7 @@ final class Completer
     private void fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
     {
         complete(qp, wqe, status);
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
     }
 
     private static void resetRetryCounters(final QpContext qp)
@@ -570,7 +570,7 @@ final class Completer
         {
             final long deadline = engine.nowNs() + qp.timeoutNs;
             qp.comp.retransmitDeadlineNs = deadline;
-            engine.armTimer(qp, deadline);
+            engine.timers.arm(qp, deadline);
         }
     }
 
@@ -584,7 +584,7 @@ final class Completer
         {
             final long deadline = engine.nowNs() + qp.timeoutNs;
             qp.comp.retransmitDeadlineNs = deadline;
-            engine.armTimer(qp, deadline);
+            engine.timers.arm(qp, deadline);
         }
         else
         {
@@ -644,7 +644,7 @@ final class Completer
     {
         counters.increment(TransportCounter.CQ_OVERFLOWS);
         engine.raise(AsyncEventType.CQ_ERR, cq.handle());
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
     }
 
     /**

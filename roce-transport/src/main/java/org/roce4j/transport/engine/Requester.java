@@ -87,7 +87,7 @@ final class Requester
     {
         this.engine = engine;
         this.completer = completer;
-        this.counters = engine.countersInternal();
+        this.counters = engine.counters();
     }
 
     /**
@@ -120,7 +120,7 @@ final class Requester
             retry(qp);
         }
         final SendQueue sq = qp.sendQueue;
-        final EngineConfig config = engine.config();
+        final EngineConfig config = engine.config;
         int sent = 0;
         req.stall = RequesterStall.NONE;
         while (true)
@@ -227,7 +227,7 @@ final class Requester
         if (!wqe.isInline())
         {
             final int access = op.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
-            if (!wqe.sgl.resolve(engine.mrTable(), qp.pdHandle, access))
+            if (!wqe.sgl.resolve(engine.mrTable, qp.pdHandle, access))
             {
                 return fail(qp, wqe, WcStatus.LOC_PROT_ERR);
             }
@@ -274,7 +274,7 @@ final class Requester
             wqe.state = WqeState.ERROR;
             wqe.status = status;
         }
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
         return false;
     }
 
@@ -305,7 +305,7 @@ final class Requester
         final Opcode opcode = NEXT_OPCODE[QpType.RC == qp.type ? 0 : 1][wqe.opcode.ordinal()][position];
         final int payload = (int)Math.min(wqe.resid, mtu);
         final int psn = req.psn;
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
         {
             return false;
@@ -322,7 +322,7 @@ final class Requester
         {
             // Also on the packet that fills the send window: without it a window smaller than ackReqInterval
             // would only reopen through the retransmit timeout (rxe's fixed 128-PSN window never meets its 64).
-            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config().sendWindow();
+            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config.sendWindow();
             bth.ackReq(ackRequested(req, place.isEnd() || fillsWindow));
         }
         if (opcode.has(org.roce4j.wire.ExtHeader.RETH))
@@ -373,7 +373,7 @@ final class Requester
         final RequesterState req = qp.req;
         final int psn = req.psn;
         final int packets = packetCount(wqe.resid, qp.mtuBytes);
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, Opcode.RC_RDMA_READ_REQUEST, qp.attributes.destQpNum, psn, 0))
         {
             return false;
@@ -398,7 +398,7 @@ final class Requester
         final int psn = req.psn;
         final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == wqe.opcode;
         final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, 0))
         {
             return false;
@@ -429,7 +429,7 @@ final class Requester
         final int psn = req.psn;
         final AddressVector av = wqe.udAddress;
         av.udpSourcePort(qp.udpSourcePort);
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(av, opcode, wqe.remoteQpn, psn, payload))
         {
             return false;
@@ -489,7 +489,7 @@ final class Requester
     private boolean ackRequested(final RequesterState req, final boolean lastOfMessage)
     {
         // rxe_req.c: AckReq on the END packet, or once more than RXE_MAX_PKT_PER_ACK packets went without one.
-        if (lastOfMessage || ++req.packetsWithoutAckReq >= engine.config().ackReqInterval())
+        if (lastOfMessage || ++req.packetsWithoutAckReq >= engine.config.ackReqInterval())
         {
             req.packetsWithoutAckReq = 0;
             return true;
@@ -611,7 +611,7 @@ final class Requester
         sq.requester = sq.completer;
         qp.req.readAtomicOutstanding = 0;
         qp.req.stall = RequesterStall.STATE;
-        flushed += engine.responder().flushReceiveQueue(qp);
+        flushed += engine.responder.flushReceiveQueue(qp);
         return flushed;
     }
 

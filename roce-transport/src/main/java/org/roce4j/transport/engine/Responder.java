@@ -1,6 +1,7 @@
 package org.roce4j.transport.engine;
 
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.AccessFlags;
@@ -107,12 +108,14 @@ final class Responder
 
     private final RoceEngine engine;
     private final TransportCounters counters;
+    /** QPs with a coalesced ACK to send at the end of the receive batch ({@link QpContext#ackListed}). */
+    private final ArrayList<QpContext> ackList = new ArrayList<>(256);
     private State lastFinalState = State.DONE;
 
     Responder(final RoceEngine engine)
     {
         this.engine = engine;
-        this.counters = engine.countersInternal();
+        this.counters = engine.counters();
     }
 
     /**
@@ -269,7 +272,7 @@ final class Responder
                 {
                     final AsyncEventType event = null != resp.gotoError ? resp.gotoError : AsyncEventType.QP_FATAL;
                     resp.gotoError = null;
-                    engine.qpError(qp, event);
+                    engine.qpControl.error(qp, event);
                     state = State.DONE;
                     break;
                 }
@@ -412,7 +415,7 @@ final class Responder
             }
             resp.recvWqe = wqe;
             resp.recvQueue = queue;
-            if (!wqe.sgl.resolve(engine.mrTable(), qp.pdHandle, AccessFlags.LOCAL_WRITE))
+            if (!wqe.sgl.resolve(engine.mrTable, qp.pdHandle, AccessFlags.LOCAL_WRITE))
             {
                 return State.ERR_MALFORMED_WQE;
             }
@@ -542,7 +545,7 @@ final class Responder
             }
             return checkWriteLength(qp, pkt);
         }
-        final MemoryRegionEntry mr = engine.mrTable().byRkey(rkey);
+        final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
         if (null == mr || !mr.isValid() || mr.pdHandle() != qp.pdHandle || 0 == (mr.access() & access) ||
             !mr.contains(va, length))
         {
@@ -628,7 +631,7 @@ final class Responder
         if (opcode.hasInvalidate())
         {
             final int rkey = pkt.ieth().rkey();
-            final MemoryRegionEntry mr = engine.mrTable().byRkey(rkey);
+            final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
             // Only memory registered for remote invalidation (rxe: fast-registration MRs, IB_MR_TYPE_MEM_REG, and
             // memory windows; rxe_invalidate_mr refuses every other MR) may be invalidated by a peer; otherwise a
             // peer holding an ordinary rkey could disable the region for every other user. Class J.
@@ -729,7 +732,7 @@ final class Responder
             return 0;
         }
         final int mtu = qp.mtuBytes;
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         int sent = 0;
         while (sent < budget && res.replying)
         {
@@ -747,14 +750,14 @@ final class Responder
             if (payload > 0)
             {
                 // rxe_recheck_mr: look the region up again, it may have been deregistered meanwhile.
-                mr = engine.mrTable().byRkey(res.rkey);
+                mr = engine.mrTable.byRkey(res.rkey);
                 if (null == mr || !mr.isValid() || !mr.contains(res.va, payload))
                 {
                     res.replying = false;
                     resp.activeRead = null;
                     counters.increment(TransportCounter.NAK_REMOTE_ACCESS_SENT);
                     sendAckNow(qp, AethHeader.NakCode.REMOTE_ACCESS_ERROR.syndrome(), res.replyPsn);
-                    engine.qpError(qp, AsyncEventType.QP_ACCESS_ERR);
+                    engine.qpControl.error(qp, AsyncEventType.QP_ACCESS_ERR);
                     return sent;
                 }
             }
@@ -975,7 +978,7 @@ final class Responder
     private void queueAck(final QpContext qp, final int psn)
     {
         final ResponderState resp = qp.resp;
-        if (!engine.config().coalesceAcks())
+        if (!engine.config.coalesceAcks())
         {
             sendAckNow(qp, AethHeader.SYNDROME_ACK_UNLIMITED, psn);
             return;
@@ -993,7 +996,7 @@ final class Responder
         resp.ackPsn = psn;
         resp.ackSyndrome = AethHeader.SYNDROME_ACK_UNLIMITED;
         resp.ackMsn = resp.msn;
-        engine.listAck(qp);
+        listAck(qp);
     }
 
     /**
@@ -1013,7 +1016,7 @@ final class Responder
             }
             else
             {
-                engine.listAck(qp);
+                listAck(qp);
             }
         }
     }
@@ -1031,7 +1034,7 @@ final class Responder
 
     private boolean sendAck(final QpContext qp, final int syndrome, final int psn, final int msn)
     {
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, Opcode.RC_ACKNOWLEDGE, qp.attributes.destQpNum, psn, 0))
         {
             return false;
@@ -1048,7 +1051,7 @@ final class Responder
 
     private void sendAtomicAck(final QpContext qp, final int psn, final long original)
     {
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, Opcode.RC_ATOMIC_ACKNOWLEDGE, qp.attributes.destQpNum, psn, 0))
         {
             return;
@@ -1073,6 +1076,41 @@ final class Responder
         else
         {
             counters.increment(TransportCounter.NAK_REMOTE_OPERATIONAL_SENT);
+        }
+    }
+
+    private void listAck(final QpContext qp)
+    {
+        if (!qp.ackListed)
+        {
+            qp.ackListed = true;
+            ackList.add(qp);
+        }
+    }
+
+    /**
+     * Send the ACKs coalesced during a receive batch (engine thread, once per duty cycle).
+     */
+    void flushAcks()
+    {
+        final ArrayList<QpContext> list = ackList;
+        final int listed = list.size();
+        for (int i = 0; i < listed; i++)
+        {
+            final QpContext qp = list.get(i);
+            qp.ackListed = false;
+            sendPendingAck(qp);
+        }
+        // An ACK that met a full link put its QP back on the list (appended): keep those for the next cycle. Clearing
+        // the whole list lost them with ackListed still set, so no later ACK of that QP was ever sent again.
+        final int size = list.size();
+        for (int i = listed; i < size; i++)
+        {
+            list.set(i - listed, list.get(i));
+        }
+        for (int i = size - 1; i >= size - listed; i--)
+        {
+            list.remove(i);
         }
     }
 
