@@ -42,43 +42,6 @@ final class Requester
     /** Largest message (IBA: 2^31 bytes; rxe RXE_PORT_MAX_MSG_SZ). */
     static final long MAX_MESSAGE_BYTES = 1L << 31;
 
-    private static final int FIRST = 0;
-    private static final int MIDDLE = 1;
-    private static final int LAST = 2;
-    private static final int ONLY = 3;
-
-    /** [transport RC=0/UC=1][WrOpcode ordinal][FIRST, MIDDLE, LAST, ONLY] opcode table (rxe next_opcode_rc/uc). */
-    private static final Opcode[][][] NEXT_OPCODE = new Opcode[2][WrOpcode.values().length][];
-
-    static
-    {
-        final Opcode[] rcSend = {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST, Opcode.RC_SEND_ONLY};
-        NEXT_OPCODE[0][WrOpcode.SEND.ordinal()] = rcSend;
-        NEXT_OPCODE[0][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_IMMEDIATE,
-                Opcode.RC_SEND_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[0][WrOpcode.SEND_WITH_INV.ordinal()] = new Opcode[]
-            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_INVALIDATE,
-                Opcode.RC_SEND_ONLY_WITH_INVALIDATE};
-        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
-            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST,
-                Opcode.RC_RDMA_WRITE_ONLY};
-        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[1][WrOpcode.SEND.ordinal()] = new Opcode[]
-            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST, Opcode.UC_SEND_ONLY};
-        NEXT_OPCODE[1][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST_WITH_IMMEDIATE,
-                Opcode.UC_SEND_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
-            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST,
-                Opcode.UC_RDMA_WRITE_ONLY};
-        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
-    }
-
     private final RoceEngine engine;
     private final Completer completer;
     private final TransportCounters counters;
@@ -301,8 +264,9 @@ final class Requester
         final int mtu = qp.mtuBytes;
         final boolean fits = wqe.resid <= mtu;
         final boolean inMessage = -1 != req.lastOpcode;
-        final int position = inMessage ? (fits ? LAST : MIDDLE) : (fits ? ONLY : FIRST);
-        final Opcode opcode = NEXT_OPCODE[QpType.RC == qp.type ? 0 : 1][wqe.opcode.ordinal()][position];
+        final int position = inMessage ? (fits ? RequestOpcodes.LAST : RequestOpcodes.MIDDLE) :
+            (fits ? RequestOpcodes.ONLY : RequestOpcodes.FIRST);
+        final Opcode opcode = RequestOpcodes.next(QpType.RC == qp.type, wqe.opcode, position);
         final int payload = (int)Math.min(wqe.resid, mtu);
         final int psn = req.psn;
         final PacketSender sender = engine.sender;
