@@ -1,4 +1,4 @@
-package org.roce4j.bench.engine;
+package org.roce4j.bench.baseline;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -10,13 +10,17 @@ import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.roce4j.bench.ServerLoop;
 
 /**
- * What the engine's figures are compared with, measured in the same JVM and run:
+ * The in-process baselines the benchmarks' figures are compared with, measured in the same JVM and run (the raw
+ * media have their own classes here: {@link RawUdpBusyPoll}, {@link RawUdpEventLoop}, {@link RawPcap}):
  * <ul>
  *   <li>memcpy: {@code UnsafeBuffer.putBytes} between two direct buffers (Unsafe.copyMemory), one copy of the
  *   message; the engine makes three per packet on the memory fabric (gather into the frame, frame into the
  *   peer's ring, ring into the target) plus two CRC passes (send and verify);</li>
+ *   <li>frame copies: one frame copied slot after slot through a buffer the size of a fabric ring, so the target
+ *   lines are as cold as the ring's (what the fabric alone is compared with);</li>
  *   <li>CRC32: {@link CRC32} over a direct buffer (the JDK intrinsic the ICRC uses);</li>
  *   <li>ring hand-off: frames of a given length through the Agrona many-to-one ring the memory fabric uses, from
  *   one thread to another (rate), and back and forth between two threads (round trip): what the medium alone
@@ -71,6 +75,48 @@ public final class Baselines
             nowNs = System.nanoTime();
         }
         while (nowNs - startNs < durationNs);
+        return copies * (double)durationNs / (nowNs - startNs);
+    }
+
+    /**
+     * Copy one frame again and again into consecutive slots of a target buffer, wrapping at its end.
+     *
+     * @param frame       the frame (its first {@code length} bytes).
+     * @param length      frame length.
+     * @param targetBytes size of the target, e.g. a memory fabric ring.
+     * @param measureNs   how long to copy (after a warm-up of a quarter of that).
+     * @return frames copied per second.
+     */
+    public static double frameCopiesPerSecond(
+        final UnsafeBuffer frame, final int length, final int targetBytes, final long measureNs)
+    {
+        final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(targetBytes, 64));
+        // Slots as the ring lays records out: 8-byte aligned, with a record header.
+        final int slot = (length + 15) & ~7;
+        final int slots = targetBytes / slot;
+        slotLoop(frame, target, length, slot, slots, measureNs / 4);
+        return slotLoop(frame, target, length, slot, slots, measureNs) * 1e9 / measureNs;
+    }
+
+    private static double slotLoop(final UnsafeBuffer frame, final UnsafeBuffer target, final int length,
+        final int slot, final int slots, final long durationNs)
+    {
+        final long startNs = System.nanoTime();
+        long copies = 0;
+        long nowNs;
+        long acc = 0;
+        do
+        {
+            for (int i = 0; i < slots; i++)
+            {
+                target.putBytes(i * slot, frame, 0, length);
+            }
+            acc += target.getByte(0);
+            copies += slots;
+            nowNs = System.nanoTime();
+        }
+        while (nowNs - startNs < durationNs);
+        sink = acc;
         return copies * (double)durationNs / (nowNs - startNs);
     }
 
