@@ -55,23 +55,29 @@ public final class Baselines
         final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
         final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
         source.setMemory(0, sizeBytes, (byte)0x5A);
-        copyLoop(source, target, sizeBytes, measureNs / 4);
-        return copyLoop(source, target, sizeBytes, measureNs) * sizeBytes * 1e9 / measureNs;
+        copyLoop(source, target, sizeBytes, 0, BATCH, measureNs / 4);
+        return copyLoop(source, target, sizeBytes, 0, BATCH, measureNs) * sizeBytes * 1e9 / measureNs;
     }
 
-    private static double copyLoop(
-        final UnsafeBuffer source, final UnsafeBuffer target, final int sizeBytes, final long durationNs)
+    /**
+     * Copy {@code source} to {@code slots} consecutive places {@code slotBytes} apart in {@code target} (all to the
+     * same place when {@code slotBytes} is 0), reading the clock once per round, until the time is up.
+     *
+     * @return copies per {@code durationNs}.
+     */
+    private static double copyLoop(final UnsafeBuffer source, final UnsafeBuffer target, final int length,
+        final int slotBytes, final int slots, final long durationNs)
     {
         final long startNs = System.nanoTime();
         long copies = 0;
         long nowNs;
         do
         {
-            for (int i = 0; i < BATCH; i++)
+            for (int i = 0; i < slots; i++)
             {
-                target.putBytes(0, source, 0, sizeBytes);
+                target.putBytes(i * slotBytes, source, 0, length);
             }
-            copies += BATCH;
+            copies += slots;
             nowNs = System.nanoTime();
         }
         while (nowNs - startNs < durationNs);
@@ -94,30 +100,8 @@ public final class Baselines
         // Slots as the ring lays records out: 8-byte aligned, with a record header.
         final int slot = (length + 15) & ~7;
         final int slots = targetBytes / slot;
-        slotLoop(frame, target, length, slot, slots, measureNs / 4);
-        return slotLoop(frame, target, length, slot, slots, measureNs) * 1e9 / measureNs;
-    }
-
-    private static double slotLoop(final UnsafeBuffer frame, final UnsafeBuffer target, final int length,
-        final int slot, final int slots, final long durationNs)
-    {
-        final long startNs = System.nanoTime();
-        long copies = 0;
-        long nowNs;
-        long acc = 0;
-        do
-        {
-            for (int i = 0; i < slots; i++)
-            {
-                target.putBytes(i * slot, frame, 0, length);
-            }
-            acc += target.getByte(0);
-            copies += slots;
-            nowNs = System.nanoTime();
-        }
-        while (nowNs - startNs < durationNs);
-        sink = acc;
-        return copies * (double)durationNs / (nowNs - startNs);
+        copyLoop(frame, target, length, slot, slots, measureNs / 4);
+        return copyLoop(frame, target, length, slot, slots, measureNs) * 1e9 / measureNs;
     }
 
     /**
@@ -236,18 +220,12 @@ public final class Baselines
             }
         };
         final ServerLoop echoer = new ServerLoop("baseline-echo", () -> ping.read(echoHandler));
-        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
         final int[] received = new int[1];
         final MessageHandler pongHandler = (type, buffer, index, length) -> received[0] = length;
         try
         {
-            final long startNs = System.nanoTime();
-            final long recordFromNs = startNs + warmupNs;
-            final long endNs = recordFromNs + measureNs;
-            long nowNs = startNs;
-            while (nowNs - endNs < 0)
+            return recordRoundTrips(warmupNs, measureNs, () ->
             {
-                final long sentNs = System.nanoTime();
                 while (!ping.write(MSG_TYPE, frame, 0, frameBytes))
                 {
                     Thread.onSpinWait();
@@ -257,16 +235,53 @@ public final class Baselines
                 {
                     pong.read(pongHandler);
                 }
-                nowNs = System.nanoTime();
-                if (nowNs - recordFromNs >= 0)
-                {
-                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
-                }
-            }
+                return true;
+            });
         }
         finally
         {
             echoer.close();
+        }
+    }
+
+    /**
+     * One round trip of a ping-pong baseline.
+     */
+    @FunctionalInterface
+    interface RoundTrip
+    {
+        /**
+         * Send, and wait for the answer.
+         *
+         * @return false when the round trip was abandoned (lost): it is not recorded.
+         */
+        boolean run();
+    }
+
+    /**
+     * Run round trips one after the other and record those that end after the warm-up, clamped to 1 s.
+     *
+     * @param warmupNs  time before recording.
+     * @param measureNs time recording.
+     * @param roundTrip one round trip.
+     * @return the round trips in nanoseconds.
+     */
+    static Histogram recordRoundTrips(final long warmupNs, final long measureNs, final RoundTrip roundTrip)
+    {
+        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
+        final long startNs = System.nanoTime();
+        final long recordFromNs = startNs + warmupNs;
+        final long endNs = recordFromNs + measureNs;
+        long nowNs = startNs;
+        while (nowNs - endNs < 0)
+        {
+            final long sentNs = System.nanoTime();
+            final boolean done = roundTrip.run();
+            nowNs = System.nanoTime();
+            if (done && nowNs - recordFromNs >= 0)
+            {
+                histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
+            }
         }
         return histogram;
     }

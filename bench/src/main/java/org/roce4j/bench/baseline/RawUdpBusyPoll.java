@@ -28,8 +28,6 @@ public final class RawUdpBusyPoll implements AutoCloseable
 {
     /** Largest datagram payload: one RoCE packet's payload at MTU 4096. */
     public static final int SEGMENT_BYTES = 4096;
-    /** Largest round trip the histogram records exactly: 1 s. */
-    private static final long HISTOGRAM_MAX_NS = TimeUnit.SECONDS.toNanos(1);
     /** A ping-pong round trip lost on loopback (socket buffer full) is abandoned after this long. */
     private static final long LOST_NS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Socket buffer size asked for (the kernel caps it at net.core.[rw]mem_max). */
@@ -135,19 +133,13 @@ public final class RawUdpBusyPoll implements AutoCloseable
                 sendMessage(server, serverBuffer, clientAddress, sizeBytes);
             }
         });
-        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
         try
         {
-            final long startNs = System.nanoTime();
-            final long recordFromNs = startNs + warmupNs;
-            final long endNs = recordFromNs + measureNs;
-            long nowNs = startNs;
-            while (nowNs - endNs < 0)
+            return Baselines.recordRoundTrips(warmupNs, measureNs, () ->
             {
                 final long sentNs = System.nanoTime();
                 sendMessage(client, clientBuffer, serverAddress, sizeBytes);
                 int got = 0;
-                boolean lost = false;
                 while (got < segments)
                 {
                     clientBuffer.clear();
@@ -157,22 +149,16 @@ public final class RawUdpBusyPoll implements AutoCloseable
                     }
                     else if (System.nanoTime() - sentNs > LOST_NS)
                     {
-                        lost = true;
-                        break;
+                        return false;
                     }
                 }
-                nowNs = System.nanoTime();
-                if (!lost && nowNs - recordFromNs >= 0)
-                {
-                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
-                }
-            }
+                return true;
+            });
         }
         finally
         {
             echo.close();
         }
-        return histogram;
     }
 
     private static int segments(final int sizeBytes)
