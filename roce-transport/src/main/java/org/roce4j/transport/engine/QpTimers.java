@@ -196,7 +196,7 @@ final class QpTimers
 
     /**
      * The current tick has ended: move every wheel entry due before the end of the tick {@code nowNs} is in to the
-     * due list, visiting each spoke between at most once, and make that tick the current one.
+     * due list, visiting each spoke in between at most once, and make that tick the current one.
      */
     private void advance(final long nowNs)
     {
