@@ -283,8 +283,9 @@ final class PerftestInterop
 
     /**
      * @param roce a finished client run.
-     * @return true when it failed because the TCP side channel closed before perftest sent its version string (its first "data"): QEMU's user
-     *     networking accepts the host's connect at once and closes it if the guest does not take it.
+     * @return true when it failed because the TCP side channel closed before perftest sent its version string (its
+     *     first "data"): QEMU's user networking accepts the host's connect at once and closes it if the guest does not
+     *     take it.
      */
     private static boolean closedByForward(final Result roce)
     {
