@@ -62,7 +62,7 @@ final class QemuRxePeer extends RxePeer
      */
     static QemuRxePeer launch(final RxePeerOptions options) throws IOException
     {
-        PeerTools.buildImage();
+        PeerTools.buildImage(options.suite());
         final Path logDir = PeerTools.targetDir().resolve("rxe-vm");
         Files.createDirectories(logDir);
         final TapNetwork tapNetwork = options.tap() ? TapNetwork.create(options.linkCidr(), options.mtu()) : null;
