@@ -196,15 +196,10 @@ final class QemuRxePeer extends RxePeer
         return guest.capture(dir, why);
     }
 
-    public synchronized long reboot(final String why) throws IOException
+    protected synchronized void replaceGuest() throws IOException
     {
-        final long startNs = System.nanoTime();
-        forgetBackground();
         guest.close();
         boot();
-        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
-        System.out.println("[rxe-peer] " + options.name() + " rebooted (boot " + boots + ") in " + ms + " ms: " + why);
-        return ms;
     }
 
     public synchronized void close()
