@@ -91,10 +91,12 @@ public final class LinkSpecs
         }
         if (trimmed.startsWith(UdpLinkConfig.SCHEME + ":"))
         {
+            LinkLibraries.requireUdp();
             return UdpLink.open(trimmed);
         }
         if (trimmed.startsWith(PcapLinkConfig.SCHEME + ":"))
         {
+            LinkLibraries.requirePcap();
             return PcapLink.open(trimmed);
         }
         throw new IllegalArgumentException("unknown link spec '" + spec + "'; expected " + FORMS);
