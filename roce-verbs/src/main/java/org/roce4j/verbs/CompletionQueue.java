@@ -3,7 +3,7 @@ package org.roce4j.verbs;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.NanoClock;
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.engine.CompletionRing;
 
 /**

@@ -2,7 +2,7 @@ package org.roce4j.verbs;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
 import org.roce4j.transport.engine.MemoryRegionEntry;
 
 /**

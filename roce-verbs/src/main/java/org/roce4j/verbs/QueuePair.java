@@ -1,13 +1,14 @@
 package org.roce4j.verbs;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.engine.QpContext;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.engine.SendQueue;

@@ -3,9 +3,9 @@ package org.roce4j.verbs;
 import java.nio.ByteOrder;
 
 import org.agrona.DirectBuffer;
-import org.roce4j.transport.AhAttributes;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.header.Ipv4Header;

@@ -4,14 +4,15 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.memory.MemoryFabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -8,9 +8,9 @@ import java.util.Random;
 
 import org.agrona.concurrent.CachedNanoClock;
 import org.roce4j.cm.ib.CmIdSource;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;

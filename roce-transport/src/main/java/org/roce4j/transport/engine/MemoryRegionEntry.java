@@ -1,7 +1,7 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
 
 /**
  * The engine's view of a registered memory region: keys, the IOVA range peers address, access flags, and the

@@ -2,10 +2,10 @@ package org.roce4j.transport.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
 
 /**
  * The engine's queue pair (rxe struct rxe_qp): identity, attributes, queues, and the state of its three roles —

@@ -1,8 +1,8 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.MutableDirectBuffer;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.link.FrameHandler;

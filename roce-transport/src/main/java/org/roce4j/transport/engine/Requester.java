@@ -1,14 +1,14 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.MutableDirectBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;

@@ -1,8 +1,8 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
 
 /**
  * A send work queue entry: the posted work request (copied in at post time, like a hardware WQE) and the engine's

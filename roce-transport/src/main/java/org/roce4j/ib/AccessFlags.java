@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Memory region and QP access flags (enum ibv_access_flags), combined with bitwise or.

@@ -1,4 +1,4 @@
-package org.roce4j.verbs;
+package org.roce4j.ib;
 
 /**
  * Send work request flags (enum ibv_send_flags), same values as libibverbs, combined with bitwise or.

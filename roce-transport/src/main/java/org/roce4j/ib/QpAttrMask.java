@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Attribute mask bits of ibv_modify_qp / ibv_query_qp (enum ibv_qp_attr_mask), same values as libibverbs.
