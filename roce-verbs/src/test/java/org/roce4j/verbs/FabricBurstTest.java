@@ -10,11 +10,11 @@ import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.memory.FabricCounter;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -211,7 +211,7 @@ class ModifyQpValidationTest
         final MemoryRegion dst = VerbsFixture.register(fx.pdB, 64, VerbsFixture.ALL_ACCESS);
         c.a.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .addSge(src, 0, 8).rdma(dst.iova(), dst.rkey()));
-        fx.a.engine().doWork();
+        fx.a.progress();
         // The WRITE is on the wire and not yet acknowledged: SQD has to drain it.
         final QpAttributes attr = new QpAttributes();
         attr.qpState = QpState.SQD;

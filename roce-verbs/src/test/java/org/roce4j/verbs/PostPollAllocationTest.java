@@ -12,8 +12,8 @@ import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.Gid;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -292,7 +292,7 @@ class RcOperationsTest
         assertEquals(8, sends.get(2).wrId());
         fx.settle();
         assertEquals(0, c.a.sendCq.poll(VerbsFixture.completions(4)), "unsignaled WRs produce no completion");
-        assertEquals(0, c.a.qp.engineContext().sendQueue().outstanding(), "unsignaled WRs were retired all the same");
+        assertEquals(0, c.a.qp.outstandingSendWrs(), "unsignaled WRs were retired all the same");
     }
 
     @Test

@@ -145,7 +145,7 @@ class UcUdSrqTest
         fx.settle();
         assertEquals(1, fx.b.counters().get(TransportCounter.DROP_BAD_QKEY));
         assertEquals(0, c.b.recvCq.poll(VerbsFixture.completions(1)));
-        assertEquals(1, c.b.qp.engineContext().receiveQueue().available(), "the receive WR is still posted");
+        assertEquals(1, c.b.qp.postedRecvWrs(), "the receive WR is still posted");
 
         // A Q_Key with the high bit set means "send the QP's own Q_Key" (IBA 10.2.5), which B accepts.
         c.a.qp.postSend(new SendWorkRequest().wrId(5).addSge(src, 0, 10).ud(ah, c.b.qp.qpNum(), 0x8000_0000));

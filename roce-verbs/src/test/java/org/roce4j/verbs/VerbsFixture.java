@@ -16,8 +16,8 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

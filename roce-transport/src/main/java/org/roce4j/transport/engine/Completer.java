@@ -9,6 +9,7 @@ import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameParser;

@@ -86,13 +86,13 @@ final class QpControl
             {
                 throw new IllegalStateException("the GSI QP (QPN 1) already exists");
             }
-            qpn = RoceEngine.GSI_QPN;
+            qpn = BthHeader.GSI_QPN;
         }
         else
         {
             qpn = allocateQpn();
         }
-        final QpContext qp = new QpContext(qpn, type, pdHandle, caps, sendCq, recvCq, srq, signalAll);
+        final QpContext qp = new QpContext(qpn, type, pdHandle, caps, sendCq, recvCq, srq, signalAll, engine.doorbells);
         qp.udpSourcePort = rxeUdpSourcePort(qpn);
         qp.address.udpSourcePort(qp.udpSourcePort);
         qp.req.reset(0);
@@ -170,7 +170,7 @@ final class QpControl
      */
     QpContext lookup(final int qpn)
     {
-        return RoceEngine.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
+        return BthHeader.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
     }
 
     /**

@@ -16,6 +16,7 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

@@ -18,6 +18,7 @@ import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Operation;

@@ -10,9 +10,11 @@ import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,7 +60,7 @@ final class QpTimersTest
         {
             clock.update(START_NS + i * QpTimers.TICK_NS);
             final int index = i;
-            EnginePair.post(engine, qps[i], w -> w.wrId(index).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(engine, qps[i], w -> w.wrId(index).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                 .sgl().add(mr.iova(), 64, mr.lkey()));
             runUntilQuiet();
         }

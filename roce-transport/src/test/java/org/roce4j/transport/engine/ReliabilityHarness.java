@@ -17,6 +17,7 @@ import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
@@ -27,6 +28,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
+import org.roce4j.transport.provider.EngineConfig;
 
 /**
  * Drives many RC QP pairs between two engines over the in-memory fabric with a random mix of every operation and
@@ -476,7 +478,7 @@ final class ReliabilityHarness
         long expectedOriginal = 0;
         long operand = 0;
         final SendWqe wqe = pair.qpA.sendQueue().claim();
-        wqe.wrId(id).opcode(op).flags(SendWqe.FLAG_SIGNALED);
+        wqe.wrId(id).opcode(op).flags(SendFlags.SIGNALED);
         if (op.isAtomic())
         {
             final long address = pair.remote.iova() + IN_FLIGHT * (long)MAX_RDMA + PATTERN;
