@@ -4,10 +4,11 @@ package org.roce4j.examples;
 import java.nio.ByteBuffer;
 
 import org.roce4j.cm.QpSetup;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
@@ -15,7 +16,6 @@ import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 /** Two devices, a memory region each, an RC connection, one RDMA WRITE with immediate, one completion. */

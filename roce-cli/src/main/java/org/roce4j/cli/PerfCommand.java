@@ -29,7 +29,7 @@ import org.roce4j.cm.perftest.PerftestTcpConnector;
 import org.roce4j.cm.perftest.PerftestVersion;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmId;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;

@@ -1,13 +1,13 @@
 package org.roce4j.cm;
 
 import org.roce4j.cm.oob.QpInfo;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
 import org.roce4j.verbs.QueuePair;
 
 /**

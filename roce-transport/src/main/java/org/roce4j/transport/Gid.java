@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 
-import org.roce4j.transport.engine.AddressVector;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
@@ -16,7 +15,7 @@ import org.roce4j.wire.header.Ipv6Header;
  * address appears as the IPv4-mapped GID {@code ::ffff:a.b.c.d}.
  *
  * <p>Other GID code today: {@code org.roce4j.wire.mad.Gid} holds static helpers for the two-long form the CM messages
- * carry, {@link AddressVector#isIpv4Mapped(long, long)} and {@link LinkAddress}'s IPv4-mapped constants say the same
+ * carry, the engine's {@code AddressVector.isIpv4Mapped} and {@link LinkAddress}'s IPv4-mapped constants say the same
  * things again; the engine issue (15) is to make this record their one home.
  *
  * @param high the first 8 bytes (network order).
@@ -87,7 +86,7 @@ public record Gid(long high, long low)
      */
     public boolean isIpv4Mapped()
     {
-        return AddressVector.isIpv4Mapped(high, low);
+        return org.roce4j.wire.mad.Gid.isIpv4Mapped(high, low);
     }
 
     /**

@@ -1,21 +1,21 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.engine.AddressVector;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.transport.provider.AhOps;
 
 /**
  * An address handle (struct ibv_ah): the destination of UD sends, checked and resolved once at creation into the
- * engine's address vector (source and destination IP addresses, traffic class, hop limit, flow label), so a post
+ * provider's address vector (source and destination IP addresses, traffic class, hop limit, flow label), so a post
  * only copies it.
  */
 public final class AddressHandle
 {
     private final ProtectionDomain pd;
     private final AhAttributes attributes;
-    private final AddressVector vector;
+    private final AhOps vector;
     private volatile boolean destroyed;
 
-    AddressHandle(final ProtectionDomain pd, final AhAttributes attributes, final AddressVector vector)
+    AddressHandle(final ProtectionDomain pd, final AhAttributes attributes, final AhOps vector)
     {
         this.pd = pd;
         this.attributes = attributes;
@@ -73,7 +73,7 @@ public final class AddressHandle
         return destroyed;
     }
 
-    AddressVector vector()
+    AhOps ops()
     {
         return vector;
     }

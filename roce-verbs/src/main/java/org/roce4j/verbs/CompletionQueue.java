@@ -3,8 +3,8 @@ package org.roce4j.verbs;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.NanoClock;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.CompletionRing;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.transport.provider.CqOps;
 
 /**
  * A completion queue (struct ibv_cq): send and receive completions of the QPs attached to it, polled into
@@ -31,7 +31,7 @@ import org.roce4j.transport.engine.CompletionRing;
 public final class CompletionQueue
 {
     private final RdmaDevice device;
-    private final CompletionRing ring;
+    private final CqOps ring;
     private final ProgressGroup group;
     private final NanoClock clock;
     private final CompletionChannel channel;
@@ -42,7 +42,7 @@ public final class CompletionQueue
     private long eventsReported;
     private long eventsAcked;
 
-    CompletionQueue(final RdmaDevice device, final CompletionRing ring, final CompletionChannel channel)
+    CompletionQueue(final RdmaDevice device, final CqOps ring, final CompletionChannel channel)
     {
         this.device = device;
         this.ring = ring;
@@ -418,7 +418,7 @@ public final class CompletionQueue
             ")";
     }
 
-    CompletionRing ring()
+    CqOps ops()
     {
         return ring;
     }

@@ -3,7 +3,7 @@ package org.roce4j.verbs;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
-import org.roce4j.transport.engine.EngineConfig;
+import org.roce4j.transport.provider.EngineConfig;
 
 /**
  * How {@link RdmaDevice#open} builds a device: threading mode, engine tunables (including the clock) and memory

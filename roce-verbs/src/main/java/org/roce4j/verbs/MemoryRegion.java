@@ -2,8 +2,8 @@ package org.roce4j.verbs;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.engine.MemoryRegionEntry;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.transport.provider.MrOps;
 
 /**
  * A registered memory region (struct ibv_mr): memory the engine may read and write for local SGEs (by lkey) and for
@@ -14,11 +14,11 @@ import org.roce4j.transport.engine.MemoryRegionEntry;
 public final class MemoryRegion
 {
     private final ProtectionDomain pd;
-    private final MemoryRegionEntry entry;
+    private final MrOps entry;
     private final UnsafeBuffer buffer;
     private volatile boolean deregistered;
 
-    MemoryRegion(final ProtectionDomain pd, final MemoryRegionEntry entry, final UnsafeBuffer buffer)
+    MemoryRegion(final ProtectionDomain pd, final MrOps entry, final UnsafeBuffer buffer)
     {
         this.pd = pd;
         this.entry = entry;
@@ -116,7 +116,7 @@ public final class MemoryRegion
         pd.deregister(this);
     }
 
-    MemoryRegionEntry entry()
+    MrOps ops()
     {
         return entry;
     }

@@ -1,6 +1,6 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.Mtu;
+import org.roce4j.ib.Mtu;
 
 /**
  * Port attributes (struct ibv_port_attr) of the one port of a roce4j device.

@@ -1,7 +1,6 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.engine.ReceiveQueue;
-import org.roce4j.transport.engine.RecvWqe;
+import org.roce4j.transport.provider.RqOps;
 
 /**
  * Checks and queueing shared by QP receive queues and shared receive queues.
@@ -19,8 +18,10 @@ final class Posting
      * @param maxSge SGEs per WR the queue was created with.
      * @param first  first WR of the chain.
      * @param owner  e.g. "QP 0x11" for messages.
+     * @param reader the queue's reader, through which the provider copies each WR.
      */
-    static void postRecv(final ReceiveQueue queue, final int maxSge, final RecvWorkRequest first, final String owner)
+    static void postRecv(
+        final RqOps queue, final int maxSge, final RecvWorkRequest first, final String owner, final WrReader reader)
     {
         ProgressGroup.requireNonNull(first, "wr");
         final int depth = queue.depth();
@@ -58,13 +59,7 @@ final class Posting
         }
         for (RecvWorkRequest wr = first; null != wr; wr = wr.next())
         {
-            final RecvWqe wqe = queue.claim(wr.wrId());
-            for (int i = 0, n = wr.numSge(); i < n; i++)
-            {
-                final ScatterGatherElement sge = wr.sge(i);
-                wqe.sgl().add(sge.addr(), sge.length(), sge.lkey());
-            }
-            queue.publish();
+            queue.postRecv(reader.wrap(wr));
         }
     }
 }

@@ -7,7 +7,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
-import org.roce4j.transport.engine.RoceEngine;
+import org.roce4j.transport.provider.DeviceOps;
 
 /**
  * The engines that one application thread drives together in {@link ThreadingMode#INVOKER} mode: polling or
@@ -48,13 +48,13 @@ public final class ProgressGroup
         void onIdle(long earliestTimerNs, long waitDeadlineNs);
     }
 
-    private static final RoceEngine[] NO_ENGINES = new RoceEngine[0];
+    private static final DeviceOps[] NO_ENGINES = new DeviceOps[0];
     private static final ProgressTask[] NO_TASKS = new ProgressTask[0];
     private static final ThreadLocal<ProgressGroup> THREAD_DEFAULT = ThreadLocal.withInitial(ProgressGroup::new);
 
     private final IdleStrategy idleStrategy;
     private final IdleHandler idleHandler;
-    private RoceEngine[] engines = NO_ENGINES;
+    private DeviceOps[] engines = NO_ENGINES;
     private ProgressTask[] tasks = NO_TASKS;
     /** The thread that runs this group: the first to call {@link #progress()}. */
     private volatile Thread owner;
@@ -133,7 +133,7 @@ public final class ProgressGroup
             claim();
         }
         int work = 0;
-        for (final RoceEngine engine : engines)
+        for (final DeviceOps engine : engines)
         {
             work += engine.doWork();
         }
@@ -253,7 +253,7 @@ public final class ProgressGroup
     public long earliestDeadlineNs()
     {
         long earliest = Long.MAX_VALUE;
-        for (final RoceEngine engine : engines)
+        for (final DeviceOps engine : engines)
         {
             earliest = Math.min(earliest, engine.earliestDeadlineNs());
         }
@@ -333,14 +333,14 @@ public final class ProgressGroup
         }
     }
 
-    void add(final RoceEngine engine)
+    void add(final DeviceOps engine)
     {
-        final RoceEngine[] grown = Arrays.copyOf(engines, engines.length + 1);
+        final DeviceOps[] grown = Arrays.copyOf(engines, engines.length + 1);
         grown[engines.length] = engine;
         engines = grown;
     }
 
-    void remove(final RoceEngine engine)
+    void remove(final DeviceOps engine)
     {
         int index = -1;
         for (int i = 0; i < engines.length; i++)
@@ -352,7 +352,7 @@ public final class ProgressGroup
         }
         if (index >= 0)
         {
-            final RoceEngine[] shrunk = new RoceEngine[engines.length - 1];
+            final DeviceOps[] shrunk = new DeviceOps[engines.length - 1];
             System.arraycopy(engines, 0, shrunk, 0, index);
             System.arraycopy(engines, index + 1, shrunk, index, engines.length - index - 1);
             engines = shrunk;

@@ -5,15 +5,15 @@ import java.nio.ByteBuffer;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AhAttributes;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.AddressVector;
-import org.roce4j.transport.engine.MemoryRegionEntry;
-import org.roce4j.transport.engine.QpContext;
-import org.roce4j.transport.engine.ReceiveQueue;
+import org.roce4j.transport.provider.AhOps;
+import org.roce4j.transport.provider.MrOps;
+import org.roce4j.transport.provider.QpOps;
+import org.roce4j.transport.provider.RqOps;
 
 /**
  * A protection domain (struct ibv_pd): memory regions, QPs, address handles and SRQs of one PD may be used
@@ -165,8 +165,7 @@ public final class ProtectionDomain
         synchronized (this)
         {
             checkAllocated();
-            final MemoryRegionEntry entry = device.control(() ->
-                device.engine().registerMemory(start, access, handle, view));
+            final MrOps entry = device.control(() -> device.ops().registerMemory(start, access, handle, view));
             final MemoryRegion region = new MemoryRegion(this, entry, view);
             memoryRegions++;
             device.indexRegion(region, true);
@@ -185,7 +184,7 @@ public final class ProtectionDomain
             }
             device.control(() ->
             {
-                device.engine().deregisterMemory(region.entry());
+                device.ops().deregisterMemory(region.ops());
                 return null;
             });
             region.markDeregistered();
@@ -239,8 +238,8 @@ public final class ProtectionDomain
             final CompletionQueue recvCq = copy.recvCq();
             final SharedReceiveQueue srq = copy.srq();
             final QpCapabilities caps = copy.cap();
-            final QpContext context = device.control(() -> device.engine().createQp(copy.qpType(), handle, caps,
-                sendCq.ring(), recvCq.ring(), null != srq ? srq.queue() : null, copy.sqSigAll()));
+            final QpOps qp = device.control(() -> device.ops().createQp(copy.qpType(), handle, caps, sendCq.ops(),
+                recvCq.ops(), null != srq ? srq.ops() : null, copy.sqSigAll()));
             sendCq.addUse();
             if (recvCq != sendCq)
             {
@@ -251,7 +250,7 @@ public final class ProtectionDomain
                 srq.addUse();
             }
             queuePairs++;
-            return new QueuePair(this, context, copy);
+            return new QueuePair(this, qp, copy);
         }
     }
 
@@ -321,7 +320,7 @@ public final class ProtectionDomain
 
     /**
      * Create an address handle (ibv_create_ah) for UD sends: the attributes are checked and resolved once into the
-     * engine's address vector, and the link starts resolving the destination's MAC (as ib_create_ah does on RoCE).
+     * provider's address vector, and the link starts resolving the destination's MAC (as ib_create_ah does on RoCE).
      *
      * @param attributes destination GID, source GID index, hop limit, traffic class, flow label, SL, port.
      * @return the handle.
@@ -331,13 +330,7 @@ public final class ProtectionDomain
         ProgressGroup.requireNonNull(attributes, "attributes");
         final AhAttributes copy = new AhAttributes().copyFrom(attributes);
         checkAddress(device, copy, "ah_attr");
-        final AddressVector vector = new AddressVector();
-        device.engine().resolveAddress(copy, vector);
-        device.control(() ->
-        {
-            device.engine().warmNeighbour(vector);
-            return null;
-        });
+        final AhOps vector = device.control(() -> device.ops().createAh(copy));
         synchronized (this)
         {
             checkAllocated();
@@ -413,9 +406,9 @@ public final class ProtectionDomain
         synchronized (this)
         {
             checkAllocated();
-            final int srqHandle = device.control(device.engine()::nextHandle);
+            final RqOps queue = device.control(() -> device.ops().createSrq(maxWr, maxSge));
             sharedReceiveQueues++;
-            return new SharedReceiveQueue(this, new ReceiveQueue(srqHandle, maxWr, maxSge), maxSge);
+            return new SharedReceiveQueue(this, queue, maxSge);
         }
     }
 

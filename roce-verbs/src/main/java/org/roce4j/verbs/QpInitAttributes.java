@@ -1,7 +1,7 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpType;
 
 /**
  * What a QP is created with (struct ibv_qp_init_attr): transport type, completion queues, an optional shared

@@ -1,36 +1,36 @@
 package org.roce4j.verbs;
 
-import static org.roce4j.transport.QpAttrMask.ACCESS_FLAGS;
-import static org.roce4j.transport.QpAttrMask.ALT_PATH;
-import static org.roce4j.transport.QpAttrMask.AV;
-import static org.roce4j.transport.QpAttrMask.CUR_STATE;
-import static org.roce4j.transport.QpAttrMask.DEST_QPN;
-import static org.roce4j.transport.QpAttrMask.EN_SQD_ASYNC_NOTIFY;
-import static org.roce4j.transport.QpAttrMask.MAX_DEST_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MAX_QP_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MIN_RNR_TIMER;
-import static org.roce4j.transport.QpAttrMask.PATH_MIG_STATE;
-import static org.roce4j.transport.QpAttrMask.PATH_MTU;
-import static org.roce4j.transport.QpAttrMask.PKEY_INDEX;
-import static org.roce4j.transport.QpAttrMask.PORT;
-import static org.roce4j.transport.QpAttrMask.QKEY;
-import static org.roce4j.transport.QpAttrMask.RETRY_CNT;
-import static org.roce4j.transport.QpAttrMask.RNR_RETRY;
-import static org.roce4j.transport.QpAttrMask.RQ_PSN;
-import static org.roce4j.transport.QpAttrMask.SQ_PSN;
-import static org.roce4j.transport.QpAttrMask.STATE;
-import static org.roce4j.transport.QpAttrMask.TIMEOUT;
-import static org.roce4j.transport.QpState.ERR;
-import static org.roce4j.transport.QpState.INIT;
-import static org.roce4j.transport.QpState.RESET;
-import static org.roce4j.transport.QpState.RTR;
-import static org.roce4j.transport.QpState.RTS;
-import static org.roce4j.transport.QpState.SQD;
-import static org.roce4j.transport.QpState.SQE;
+import static org.roce4j.ib.QpAttrMask.ACCESS_FLAGS;
+import static org.roce4j.ib.QpAttrMask.ALT_PATH;
+import static org.roce4j.ib.QpAttrMask.AV;
+import static org.roce4j.ib.QpAttrMask.CUR_STATE;
+import static org.roce4j.ib.QpAttrMask.DEST_QPN;
+import static org.roce4j.ib.QpAttrMask.EN_SQD_ASYNC_NOTIFY;
+import static org.roce4j.ib.QpAttrMask.MAX_DEST_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MAX_QP_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MIN_RNR_TIMER;
+import static org.roce4j.ib.QpAttrMask.PATH_MIG_STATE;
+import static org.roce4j.ib.QpAttrMask.PATH_MTU;
+import static org.roce4j.ib.QpAttrMask.PKEY_INDEX;
+import static org.roce4j.ib.QpAttrMask.PORT;
+import static org.roce4j.ib.QpAttrMask.QKEY;
+import static org.roce4j.ib.QpAttrMask.RETRY_CNT;
+import static org.roce4j.ib.QpAttrMask.RNR_RETRY;
+import static org.roce4j.ib.QpAttrMask.RQ_PSN;
+import static org.roce4j.ib.QpAttrMask.SQ_PSN;
+import static org.roce4j.ib.QpAttrMask.STATE;
+import static org.roce4j.ib.QpAttrMask.TIMEOUT;
+import static org.roce4j.ib.QpState.ERR;
+import static org.roce4j.ib.QpState.INIT;
+import static org.roce4j.ib.QpState.RESET;
+import static org.roce4j.ib.QpState.RTR;
+import static org.roce4j.ib.QpState.RTS;
+import static org.roce4j.ib.QpState.SQD;
+import static org.roce4j.ib.QpState.SQE;
 
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
 
 /**
  * The QP state transition table of ibv_modify_qp as data: for each (current state, next state) whether the

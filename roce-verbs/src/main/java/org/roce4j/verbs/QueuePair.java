@@ -1,17 +1,15 @@
 package org.roce4j.verbs;
 
-import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.engine.QpContext;
-import org.roce4j.transport.engine.RoceEngine;
-import org.roce4j.transport.engine.SendQueue;
-import org.roce4j.transport.engine.SendWqe;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
+import org.roce4j.transport.provider.DeviceOps;
+import org.roce4j.transport.provider.QpOps;
 
 /**
  * A queue pair (struct ibv_qp): created in RESET, brought up with {@link #modify} (checked against
@@ -32,11 +30,13 @@ public final class QueuePair
 {
     private final ProtectionDomain pd;
     private final RdmaDevice device;
-    private final RoceEngine engine;
-    private final QpContext context;
+    private final DeviceOps engine;
+    private final QpOps qp;
     private final QpInitAttributes init;
     private final QpType type;
-    private final SendQueue sendQueue;
+    private final WrReader sendReader;
+    private final WrReader recvReader;
+    private final int maxSendWr;
     private final int maxSendSge;
     private final int maxRecvSge;
     private final int maxInlineData;
@@ -45,20 +45,22 @@ public final class QueuePair
     private volatile int maxRdAtomic;
     private volatile boolean destroyed;
 
-    QueuePair(final ProtectionDomain pd, final QpContext context, final QpInitAttributes init)
+    QueuePair(final ProtectionDomain pd, final QpOps qp, final QpInitAttributes init)
     {
         this.pd = pd;
         this.device = pd.device();
-        this.engine = device.engine();
-        this.context = context;
+        this.engine = device.ops();
+        this.qp = qp;
         this.init = init;
         this.type = init.qpType();
-        this.sendQueue = context.sendQueue();
-        final QpCapabilities cap = context.capabilities();
+        this.sendReader = new WrReader(device);
+        this.recvReader = new WrReader(device);
+        final QpCapabilities cap = init.cap();
+        this.maxSendWr = cap.maxSendWr;
         this.maxSendSge = cap.maxSendSge;
         this.maxRecvSge = cap.maxRecvSge;
         this.maxInlineData = cap.maxInlineData;
-        this.label = "QP 0x" + Integer.toHexString(context.qpn());
+        this.label = "QP 0x" + Integer.toHexString(qp.qpn());
     }
 
     /**
@@ -66,7 +68,7 @@ public final class QueuePair
      */
     public int qpNum()
     {
-        return context.qpn();
+        return qp.qpn();
     }
 
     /**
@@ -82,7 +84,7 @@ public final class QueuePair
      */
     public QpState state()
     {
-        return context.state();
+        return qp.state();
     }
 
     /**
@@ -118,11 +120,20 @@ public final class QueuePair
     }
 
     /**
-     * @return the engine's QP (diagnostics: PSNs, why the requester stalls).
+     * @return send WRs posted and not yet completed (retired by the engine, signaled or not), 0 .. max_send_wr.
      */
-    public QpContext engineContext()
+    public int outstandingSendWrs()
     {
-        return context;
+        return qp.sendOutstanding();
+    }
+
+    /**
+     * @return receive WRs posted to the QP's own receive queue and not yet consumed; 0 for a QP that takes its
+     *     receive WRs from an SRQ (see {@link SharedReceiveQueue#available()}).
+     */
+    public int postedRecvWrs()
+    {
+        return null != init.srq() ? 0 : qp.receiveQueue().available();
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -150,7 +161,7 @@ public final class QueuePair
         device.control(() ->
         {
             validate(attr, mask);
-            engine.modifyQp(context, attr, mask);
+            engine.modifyQp(qp, attr, mask);
             return null;
         });
         if (0 != (mask & QpAttrMask.MAX_QP_RD_ATOMIC))
@@ -166,7 +177,7 @@ public final class QueuePair
             throw new IllegalArgumentException(label + ": unknown attribute mask bits 0x" +
                 Integer.toHexString(mask & ~QpAttrMask.ALL));
         }
-        final QpState actual = context.state();
+        final QpState actual = qp.state();
         QpState current = actual;
         if (0 != (mask & QpAttrMask.CUR_STATE))
         {
@@ -205,7 +216,7 @@ public final class QueuePair
         }
         if (0 != (mask & QpAttrMask.STATE) && QpState.SQD == current && QpState.ERR != next)
         {
-            engine.queryQp(context, scratch);
+            engine.queryQp(qp, scratch);
             if (scratch.sqDraining)
             {
                 // rxe_qp_chk_attr: a QP still draining its send queue may only leave SQD for ERR.
@@ -338,7 +349,7 @@ public final class QueuePair
         checkAlive();
         device.control(() ->
         {
-            engine.queryQp(context, out);
+            engine.queryQp(qp, out);
             return null;
         });
         return out;
@@ -366,7 +377,7 @@ public final class QueuePair
             checkAlive();
             device.control(() ->
             {
-                engine.destroyQp(context);
+                engine.destroyQp(qp);
                 return null;
             });
             destroyed = true;
@@ -414,31 +425,30 @@ public final class QueuePair
         ProgressGroup.requireNonNull(first, "wr");
         checkAlive();
         device.checkOpen();
-        final QpState state = context.state();
+        final QpState state = qp.state();
         if (QpState.RESET == state || QpState.INIT == state || QpState.RTR == state)
         {
             throw new BadWorkRequestException(0, first.wrId(), label + " is in " + state + ": post_send needs RTS " +
                 "(or SQD, SQE, ERR; WRs posted in ERR complete with WR_FLUSH_ERR)");
         }
-        final SendQueue sq = sendQueue;
-        final int free = sq.depth() - sq.outstanding();
+        final int free = maxSendWr - qp.sendOutstanding();
         int index = 0;
         for (SendWorkRequest wr = first; null != wr; wr = wr.next(), index++)
         {
             if (index >= free)
             {
-                throw new BadWorkRequestException(index, wr.wrId(), "send queue full: " + (sq.depth() - free) +
-                    " outstanding WRs (max_send_wr " + sq.depth() + "), poll the CQ" +
+                throw new BadWorkRequestException(index, wr.wrId(), "send queue full: " + (maxSendWr - free) +
+                    " outstanding WRs (max_send_wr " + maxSendWr + "), poll the CQ" +
                     (index > 0 ? " or post a shorter chain" : ""));
             }
             checkSend(wr, index);
         }
         for (SendWorkRequest wr = first; null != wr; wr = wr.next())
         {
-            fill(sq.claim(), wr);
-            sq.publish();
+            // The provider copies the WR into its send queue (inline data included), as ibv_post_send does.
+            qp.postSend(sendReader.wrap(wr));
         }
-        engine.ringDoorbell(context);
+        qp.ringDoorbell();
     }
 
     private void checkSend(final SendWorkRequest wr, final int index)
@@ -548,7 +558,7 @@ public final class QueuePair
                 continue;
             }
             final MemoryRegion region = device.regionByLkey(sge.lkey());
-            if (null == region || !region.isValid() || !region.entry().contains(sge.addr(), sge.length()))
+            if (null == region || !region.isValid() || !region.ops().contains(sge.addr(), sge.length()))
             {
                 throw bad(index, wr, "inline SGE " + i + " (addr=0x" + Long.toHexString(sge.addr()) + " len=" +
                     sge.length() + " lkey=0x" + Integer.toHexString(sge.lkey()) + ") is not inside a registered " +
@@ -584,65 +594,6 @@ public final class QueuePair
         return new BadWorkRequestException(index, wr.wrId(), problem);
     }
 
-    private void fill(final SendWqe wqe, final SendWorkRequest wr)
-    {
-        final WrOpcode opcode = wr.opcode();
-        final int flags = wr.sendFlags();
-        // SendFlags and SendWqe flags share the libibverbs values; map them one by one all the same.
-        int wqeFlags = 0;
-        wqeFlags |= 0 != (flags & SendFlags.FENCE) ? SendWqe.FLAG_FENCE : 0;
-        wqeFlags |= 0 != (flags & SendFlags.SIGNALED) ? SendWqe.FLAG_SIGNALED : 0;
-        wqeFlags |= 0 != (flags & SendFlags.SOLICITED) ? SendWqe.FLAG_SOLICITED : 0;
-        wqeFlags |= 0 != (flags & SendFlags.INLINE) ? SendWqe.FLAG_INLINE : 0;
-        wqe.wrId(wr.wrId()).opcode(opcode).flags(wqeFlags);
-        if (0 != (flags & SendFlags.INLINE))
-        {
-            final UnsafeBuffer target = wqe.inlineData();
-            int offset = 0;
-            for (int i = 0, n = wr.numSge(); i < n; i++)
-            {
-                final ScatterGatherElement sge = wr.sge(i);
-                final int length = sge.length();
-                if (length > 0)
-                {
-                    final MemoryRegion region = device.regionByLkey(sge.lkey());
-                    target.putBytes(offset, region.unsafeBuffer(), region.entry().indexOf(sge.addr()), length);
-                    offset += length;
-                }
-            }
-            wqe.inlineLength(offset);
-        }
-        else
-        {
-            for (int i = 0, n = wr.numSge(); i < n; i++)
-            {
-                final ScatterGatherElement sge = wr.sge(i);
-                wqe.sgl().add(sge.addr(), sge.length(), sge.lkey());
-            }
-        }
-        if (opcode.isWrite() || WrOpcode.RDMA_READ == opcode)
-        {
-            wqe.remote(wr.remoteAddr(), wr.rkey());
-        }
-        else if (opcode.isAtomic())
-        {
-            wqe.remote(wr.remoteAddr(), wr.rkey()).atomic(wr.compareAdd(), wr.swap());
-        }
-        if (opcode.hasImmediate())
-        {
-            wqe.immediate(wr.immData());
-        }
-        if (WrOpcode.SEND_WITH_INV == opcode)
-        {
-            wqe.invalidateRkey(wr.invalidateRkey());
-        }
-        if (type.isDatagram())
-        {
-            wqe.udAddress().copyFrom(wr.ah().vector());
-            wqe.ud(wr.remoteQpn(), wr.remoteQkey());
-        }
-    }
-
     /**
      * Post a chain of receive WRs (ibv_post_recv). All or nothing.
      *
@@ -659,17 +610,17 @@ public final class QueuePair
             throw new BadWorkRequestException(0, first.wrId(), label + " takes its receive WRs from SRQ " +
                 init.srq().handle() + ": post them there (ibv_post_srq_recv)");
         }
-        final QpState state = context.state();
+        final QpState state = qp.state();
         if (QpState.RESET == state)
         {
             throw new BadWorkRequestException(0, first.wrId(), label + " is in RESET: post_recv needs INIT or a " +
                 "later state (C10-97.2.1)");
         }
-        Posting.postRecv(context.receiveQueue(), maxRecvSge, first, label);
+        Posting.postRecv(qp.receiveQueue(), maxRecvSge, first, label, recvReader);
         if (QpState.ERR == state)
         {
             // rxe: receives posted in ERR are flushed at once; the engine flushes when it next runs the QP.
-            engine.ringDoorbell(context);
+            qp.ringDoorbell();
         }
     }
 
@@ -678,6 +629,6 @@ public final class QueuePair
      */
     public String toString()
     {
-        return label + " " + type + " " + context.state() + (destroyed ? " (destroyed)" : "");
+        return label + " " + type + " " + qp.state() + (destroyed ? " (destroyed)" : "");
     }
 }

@@ -15,21 +15,23 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.AsyncEvent;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.CompletionRing;
-import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.transport.provider.DeviceOps;
+import org.roce4j.transport.provider.Provider;
 import org.roce4j.wire.AgronaAccess;
 
 /**
  * An open RDMA device (ibv_open_device / struct ibv_context): one roce4j engine over one {@link Link}, with one
  * port. It creates protection domains and completion queues, answers ibv_query_device / ibv_query_port /
- * ibv_query_gid, delivers asynchronous events and exposes every counter.
+ * ibv_query_gid, delivers asynchronous events and exposes every counter. It reaches the engine only through the
+ * provider interfaces ({@link Provider}, {@link DeviceOps}), as libibverbs reaches a provider through its
+ * verbs_context_ops.
  *
  * <pre>{@code
  * try (RdmaDevice a = RdmaDevice.open("memory:10.0.0.1");      // a port of this JVM's in-memory fabric
@@ -60,7 +62,7 @@ public final class RdmaDevice implements AutoCloseable
 
     private final String name;
     private final Link link;
-    private final RoceEngine engine;
+    private final DeviceOps engine;
     private final ThreadingMode mode;
     private final ProgressGroup group;
     private final AgentRunner runner;
@@ -81,7 +83,7 @@ public final class RdmaDevice implements AutoCloseable
         this.mode = options.threadingMode();
         this.name = null != options.name() ? options.name() : "roce4j_" + link.name();
         this.allowHeapMemory = options.allowHeapMemory();
-        this.engine = new RoceEngine(link, options.engineConfig());
+        this.engine = Provider.load().open(link, options.engineConfig());
         this.clock = engine.clock();
         this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
         if (ThreadingMode.INVOKER == mode)
@@ -298,6 +300,19 @@ public final class RdmaDevice implements AutoCloseable
     }
 
     /**
+     * Find a GID in the GID table (ibv_find_gid_index, without the GID type: every roce4j GID is RoCEv2). Reads
+     * only the table, which never changes, so it works on a closed device too.
+     *
+     * @param gidHigh high 64 bits of the GID.
+     * @param gidLow  low 64 bits.
+     * @return its index, or -1 when it is not one of this device's GIDs.
+     */
+    public int findGidIndex(final long gidHigh, final long gidLow)
+    {
+        return engine.gidIndexOf(gidHigh, gidLow);
+    }
+
+    /**
      * Fill address-handle attributes that answer the sender of a received UD datagram (ibv_init_ah_from_wc): the
      * destination GID is the packet's source address, read from the 40-byte network header area the engine writes at
      * the start of every UD receive buffer (union rdma_network_hdr: 20 zero bytes and the IPv4 header, or the IPv6
@@ -333,14 +348,6 @@ public final class RdmaDevice implements AutoCloseable
     public Link link()
     {
         return link;
-    }
-
-    /**
-     * @return the engine (for diagnostics and tests; control calls on it must run on the engine thread).
-     */
-    public RoceEngine engine()
-    {
-        return engine;
     }
 
     /**
@@ -394,7 +401,7 @@ public final class RdmaDevice implements AutoCloseable
      */
     public ProtectionDomain allocPd()
     {
-        final int handle = control(engine::nextHandle);
+        final int handle = control(engine::allocHandle);
         return new ProtectionDomain(this, handle);
     }
 
@@ -433,8 +440,7 @@ public final class RdmaDevice implements AutoCloseable
             }
             channel.checkOpen();
         }
-        final int handle = control(engine::nextHandle);
-        return new CompletionQueue(this, new CompletionRing(handle, cqe), channel);
+        return new CompletionQueue(this, control(() -> engine.createCq(cqe)), channel);
     }
 
     /**
@@ -594,6 +600,14 @@ public final class RdmaDevice implements AutoCloseable
         {
             return engine.invoke(command);
         }
+    }
+
+    /**
+     * @return the provider's operations on this device.
+     */
+    DeviceOps ops()
+    {
+        return engine;
     }
 
     void checkOpen()

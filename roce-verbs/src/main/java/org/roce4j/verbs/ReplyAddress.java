@@ -3,11 +3,11 @@ package org.roce4j.verbs;
 import java.nio.ByteOrder;
 
 import org.agrona.DirectBuffer;
-import org.roce4j.transport.AhAttributes;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -24,7 +24,7 @@ final class ReplyAddress
      * See {@link RdmaDevice#initAhFromWc}.
      */
     static AhAttributes fill(
-        final RoceEngine engine, final WorkCompletion wc, final DirectBuffer buffer, final int offset,
+        final DeviceOps device, final WorkCompletion wc, final DirectBuffer buffer, final int offset,
         final AhAttributes out)
     {
         ProgressGroup.requireNonNull(wc, "wc");
@@ -66,14 +66,7 @@ final class ReplyAddress
             throw new IllegalArgumentException("the 40-byte network header area at offset " + offset + " holds " +
                 "neither an IPv4 header (20 zero bytes, then version 4) nor an IPv6 header");
         }
-        int sgidIndex = -1;
-        for (int i = 0; i < engine.gidTableLength(); i++)
-        {
-            if (engine.gidHigh(i) == destinationHigh && engine.gidLow(i) == destinationLow)
-            {
-                sgidIndex = i;
-            }
-        }
+        final int sgidIndex = device.gidIndexOf(destinationHigh, destinationLow);
         if (sgidIndex < 0)
         {
             throw new IllegalArgumentException("the packet was sent to " +

@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
 
 /**
  * A send work request (struct ibv_send_wr): mutable and reusable, so a hot loop fills the same object again and

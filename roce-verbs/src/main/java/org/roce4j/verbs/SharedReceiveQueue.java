@@ -1,6 +1,6 @@
 package org.roce4j.verbs;
 
-import org.roce4j.transport.engine.ReceiveQueue;
+import org.roce4j.transport.provider.RqOps;
 
 /**
  * A shared receive queue (struct ibv_srq): receive WRs any QP created with it consumes, in order. Post from one
@@ -13,16 +13,18 @@ import org.roce4j.transport.engine.ReceiveQueue;
 public final class SharedReceiveQueue
 {
     private final ProtectionDomain pd;
-    private final ReceiveQueue queue;
+    private final RqOps queue;
     private final int maxSge;
+    private final WrReader reader;
     private int uses;
     private volatile boolean destroyed;
 
-    SharedReceiveQueue(final ProtectionDomain pd, final ReceiveQueue queue, final int maxSge)
+    SharedReceiveQueue(final ProtectionDomain pd, final RqOps queue, final int maxSge)
     {
         this.pd = pd;
         this.queue = queue;
         this.maxSge = maxSge;
+        this.reader = new WrReader(pd.device());
     }
 
     /**
@@ -62,7 +64,7 @@ public final class SharedReceiveQueue
             throw new IllegalStateException("SRQ " + handle() + " was destroyed");
         }
         pd.device().checkOpen();
-        Posting.postRecv(queue, maxSge, wr, "SRQ " + handle());
+        Posting.postRecv(queue, maxSge, wr, "SRQ " + handle(), reader);
     }
 
     /**
@@ -119,7 +121,7 @@ public final class SharedReceiveQueue
         return destroyed;
     }
 
-    ReceiveQueue queue()
+    RqOps ops()
     {
         return queue;
     }

@@ -6,7 +6,10 @@
  * (ibv_create_ah) and {@link org.roce4j.verbs.SharedReceiveQueue} (ibv_create_srq).
  *
  * <p>Names follow libibverbs with Java spelling; the vocabulary types (QP states and types, attribute masks,
- * access flags, work completions, opcodes, statuses) come from {@code org.roce4j.transport}. Bad arguments throw
+ * access flags, work completions, opcodes, statuses) come from {@code org.roce4j.ib}. Bad arguments throw
  * at once with a message naming the problem; nothing is silently clamped or ignored.
+ *
+ * <p>This package reaches the engine only through the provider interfaces of
+ * {@code org.roce4j.transport.provider}, as libibverbs reaches a provider through its verbs_context_ops.
  */
 package org.roce4j.verbs;

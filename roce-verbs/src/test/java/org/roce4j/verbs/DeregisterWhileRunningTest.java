@@ -9,12 +9,13 @@ import org.agrona.concurrent.YieldingIdleStrategy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.engine.EngineConfig;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 

@@ -5,12 +5,13 @@ import java.nio.ByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.wire.FrameStatus;
@@ -267,7 +268,7 @@ class DeviceAndResourceTest
         final MemoryRegion src = VerbsFixture.register(fx.pdA, 64, VerbsFixture.ALL_ACCESS);
         final MemoryRegion dst = VerbsFixture.register(fx.pdB, 64, VerbsFixture.ALL_ACCESS);
         c.b.qp.postRecv(new RecvWorkRequest().addSge(dst, 0, 64));
-        c.a.qp.postSend(new SendWorkRequest().opcode(org.roce4j.transport.WrOpcode.SEND)
+        c.a.qp.postSend(new SendWorkRequest().opcode(org.roce4j.ib.WrOpcode.SEND)
             .sendFlags(SendFlags.SIGNALED).addSge(src, 0, 64));
         VerbsFixture.drain(c.a.sendCq, 1);
 

@@ -8,15 +8,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -223,10 +224,10 @@ class ErrorPathsTest
         assertEquals(QpState.ERR, c.a.qp.state());
         assertEquals(QpState.ERR, c.b.qp.state());
 
-        final org.roce4j.transport.QpAttributes reset = new org.roce4j.transport.QpAttributes();
+        final org.roce4j.ib.QpAttributes reset = new org.roce4j.ib.QpAttributes();
         reset.qpState = QpState.RESET;
-        c.a.qp.modify(reset, org.roce4j.transport.QpAttrMask.STATE);
-        c.b.qp.modify(reset, org.roce4j.transport.QpAttrMask.STATE);
+        c.a.qp.modify(reset, org.roce4j.ib.QpAttrMask.STATE);
+        c.b.qp.modify(reset, org.roce4j.ib.QpAttrMask.STATE);
         VerbsFixture.bringUp(c.a.qp, c.b.qp.qpNum(), fx.b.queryGid(1), 0x500, 0x600, params);
         VerbsFixture.bringUp(c.b.qp, c.a.qp.qpNum(), fx.a.queryGid(1), 0x600, 0x500, params);
         c.b.qp.postRecv(new RecvWorkRequest().wrId(2).addSge(dst, 0, 64));

@@ -2,18 +2,19 @@ package org.roce4j.verbs;
 
 import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.memory.FabricCounter;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -7,24 +7,25 @@ import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.EngineConfig;
-import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Vectors;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
@@ -106,7 +107,7 @@ class GsiQpTest
     @Test
     void gsiQpIsQpn1()
     {
-        assertEquals(RoceEngine.GSI_QPN, gsi.qpNum());
+        assertEquals(BthHeader.GSI_QPN, gsi.qpNum());
         assertEquals(QpType.GSI, gsi.type());
         assertThrows(IllegalStateException.class,
             () -> pd.createQp(new QpInitAttributes().qpType(QpType.GSI).cq(cq).cap(1, 1, 1, 1, 0)),
@@ -118,15 +119,15 @@ class GsiQpTest
     {
         final byte[] frame = Vectors.frames(Vectors.RXE_PAIR).get(REQ_FRAME - 1);
         final RoceFrameParser parser = parse(frame);
-        assertEquals(RoceEngine.GSI_QPN, parser.bth().destQp());
+        assertEquals(BthHeader.GSI_QPN, parser.bth().destQp());
 
         assertTrue(peer.send(new UnsafeBuffer(frame), 0, frame.length));
         final WorkCompletion wc = VerbsFixture.drain(cq, 1).get(0);
 
         assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(WcOpcode.RECV, wc.opcode());
-        assertEquals(RoceEngine.GSI_QPN, wc.qpNum());
-        assertEquals(RoceEngine.GSI_QPN, wc.srcQp(), "rxe sends MADs from its own QP1");
+        assertEquals(BthHeader.GSI_QPN, wc.qpNum());
+        assertEquals(BthHeader.GSI_QPN, wc.srcQp(), "rxe sends MADs from its own QP1");
         assertTrue(wc.hasGrh());
         assertEquals(RECV_BYTES, wc.byteLen(), "40-byte header area + the 256-byte MAD");
         final byte[] mad = new byte[MadHeader.MAD_LENGTH];
@@ -171,9 +172,9 @@ class GsiQpTest
         assertEquals(0xFF, reply.ipv4().ttl());
         assertEquals(QP1_UDP_PORT, reply.udp().sourcePort(), "rxe's QP1 source port, as in the capture");
         assertEquals(0xFFFF, reply.bth().pkey());
-        assertEquals(RoceEngine.GSI_QPN, reply.bth().destQp());
+        assertEquals(BthHeader.GSI_QPN, reply.bth().destQp());
         assertEquals(DethHeader.GSI_QKEY, reply.deth().qkey());
-        assertEquals(RoceEngine.GSI_QPN, reply.deth().srcQp());
+        assertEquals(BthHeader.GSI_QPN, reply.deth().srcQp());
         assertEquals(MadHeader.MAD_LENGTH, reply.payloadLength());
         assertEquals(0x5A, reply.buffer().getByte(reply.payloadOffset()) & 0xFF);
         assertTrue(reply.icrcVerified());
@@ -230,8 +231,8 @@ class GsiQpTest
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
         final RoceFrameBuilder builder = new RoceFrameBuilder().wrap(buffer, 0).ethernet(PASSIVE.mac(), ACTIVE.mac());
         ip.accept(builder);
-        builder.udp(QP1_UDP_PORT).bth(Opcode.UD_SEND_ONLY, RoceEngine.GSI_QPN, 7);
-        builder.deth().qkey(qkey).srcQp(RoceEngine.GSI_QPN);
+        builder.udp(QP1_UDP_PORT).bth(Opcode.UD_SEND_ONLY, BthHeader.GSI_QPN, 7);
+        builder.deth().qkey(qkey).srcQp(BthHeader.GSI_QPN);
         builder.payload(new UnsafeBuffer(new byte[MadHeader.MAD_LENGTH]), 0, MadHeader.MAD_LENGTH);
         final int length = builder.finish();
         final byte[] frame = new byte[length];

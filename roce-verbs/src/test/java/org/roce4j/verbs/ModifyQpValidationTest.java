@@ -8,35 +8,36 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.roce4j.transport.QpAttrMask.ACCESS_FLAGS;
-import static org.roce4j.transport.QpAttrMask.ALT_PATH;
-import static org.roce4j.transport.QpAttrMask.AV;
-import static org.roce4j.transport.QpAttrMask.CUR_STATE;
-import static org.roce4j.transport.QpAttrMask.DEST_QPN;
-import static org.roce4j.transport.QpAttrMask.MAX_DEST_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MAX_QP_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MIN_RNR_TIMER;
-import static org.roce4j.transport.QpAttrMask.PATH_MTU;
-import static org.roce4j.transport.QpAttrMask.PKEY_INDEX;
-import static org.roce4j.transport.QpAttrMask.PORT;
-import static org.roce4j.transport.QpAttrMask.QKEY;
-import static org.roce4j.transport.QpAttrMask.RETRY_CNT;
-import static org.roce4j.transport.QpAttrMask.RNR_RETRY;
-import static org.roce4j.transport.QpAttrMask.RQ_PSN;
-import static org.roce4j.transport.QpAttrMask.SQ_PSN;
-import static org.roce4j.transport.QpAttrMask.STATE;
-import static org.roce4j.transport.QpAttrMask.TIMEOUT;
+import static org.roce4j.ib.QpAttrMask.ACCESS_FLAGS;
+import static org.roce4j.ib.QpAttrMask.ALT_PATH;
+import static org.roce4j.ib.QpAttrMask.AV;
+import static org.roce4j.ib.QpAttrMask.CUR_STATE;
+import static org.roce4j.ib.QpAttrMask.DEST_QPN;
+import static org.roce4j.ib.QpAttrMask.MAX_DEST_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MAX_QP_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MIN_RNR_TIMER;
+import static org.roce4j.ib.QpAttrMask.PATH_MTU;
+import static org.roce4j.ib.QpAttrMask.PKEY_INDEX;
+import static org.roce4j.ib.QpAttrMask.PORT;
+import static org.roce4j.ib.QpAttrMask.QKEY;
+import static org.roce4j.ib.QpAttrMask.RETRY_CNT;
+import static org.roce4j.ib.QpAttrMask.RNR_RETRY;
+import static org.roce4j.ib.QpAttrMask.RQ_PSN;
+import static org.roce4j.ib.QpAttrMask.SQ_PSN;
+import static org.roce4j.ib.QpAttrMask.STATE;
+import static org.roce4j.ib.QpAttrMask.TIMEOUT;
 
 /**
  * ibv_modify_qp validation: every error names its problem, and a refused modify changes nothing.
@@ -210,7 +211,7 @@ class ModifyQpValidationTest
         final MemoryRegion dst = VerbsFixture.register(fx.pdB, 64, VerbsFixture.ALL_ACCESS);
         c.a.qp.postSend(new SendWorkRequest().wrId(1).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .addSge(src, 0, 8).rdma(dst.iova(), dst.rkey()));
-        fx.a.engine().doWork();
+        fx.a.progress();
         // The WRITE is on the wire and not yet acknowledged: SQD has to drain it.
         final QpAttributes attr = new QpAttributes();
         attr.qpState = QpState.SQD;

@@ -8,13 +8,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -118,7 +119,7 @@ class PostValidationTest
         assertEquals("WR #0 (wr_id=99) of the chain: " + message, ex.getMessage());
         assertEquals(0, ex.index());
         assertEquals(99, ex.wrId());
-        assertEquals(0, qp.engineContext().sendQueue().outstanding(), "nothing queued");
+        assertEquals(0, qp.outstandingSendWrs(), "nothing queued");
     }
 
     @Test
@@ -133,7 +134,7 @@ class PostValidationTest
         assertEquals(3, ex.wrId());
         assertEquals("WR #2 (wr_id=3) of the chain: ATOMIC_FETCH_AND_ADD remote_addr 0x7 is not 8-byte aligned",
             ex.getMessage());
-        assertEquals(0, rc.a.qp.engineContext().sendQueue().outstanding());
+        assertEquals(0, rc.a.qp.outstandingSendWrs());
     }
 
     @Test
@@ -158,7 +159,7 @@ class PostValidationTest
         VerbsFixture.bringUp(fresh, rc.b.qp.qpNum(), fx.b.queryGid(1), 1, 1, new VerbsFixture.Params());
         final BadWorkRequestException loop = assertThrows(BadWorkRequestException.class, () -> fresh.postSend(cyclic));
         assertEquals(4, loop.index(), "a cyclic chain stops at the queue depth");
-        assertEquals(0, fresh.engineContext().sendQueue().outstanding());
+        assertEquals(0, fresh.outstandingSendWrs());
     }
 
     @Test
@@ -234,7 +235,7 @@ class PostValidationTest
         assertEquals("WR #0 (wr_id=3) of the chain: SGE 0 has a negative length -4",
             assertThrows(BadWorkRequestException.class, () -> rc.a.qp.postRecv(new RecvWorkRequest().wrId(3)
                 .addSge(mr, 0, -4))).getMessage());
-        assertEquals(0, rc.a.qp.engineContext().receiveQueue().available(), "nothing queued");
+        assertEquals(0, rc.a.qp.postedRecvWrs(), "nothing queued");
 
         final CompletionQueue cq = fx.a.createCq(8);
         final SharedReceiveQueue srq = fx.pdA.createSrq(2, 1);

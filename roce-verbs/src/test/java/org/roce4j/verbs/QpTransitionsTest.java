@@ -4,9 +4,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -5,15 +5,16 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -291,7 +292,7 @@ class RcOperationsTest
         assertEquals(8, sends.get(2).wrId());
         fx.settle();
         assertEquals(0, c.a.sendCq.poll(VerbsFixture.completions(4)), "unsignaled WRs produce no completion");
-        assertEquals(0, c.a.qp.engineContext().sendQueue().outstanding(), "unsignaled WRs were retired all the same");
+        assertEquals(0, c.a.qp.outstandingSendWrs(), "unsignaled WRs were retired all the same");
     }
 
     @Test
@@ -409,19 +410,19 @@ class RcOperationsTest
         final VerbsFixture.Pair c = fx.connect(QpType.RC);
         final MemoryRegion src = register(fx.pdA, 64, ALL_ACCESS);
         final MemoryRegion dst = register(fx.pdB, 64, ALL_ACCESS);
-        final org.roce4j.transport.QpAttributes attr = new org.roce4j.transport.QpAttributes();
-        attr.qpState = org.roce4j.transport.QpState.SQD;
-        c.a.qp.modify(attr, org.roce4j.transport.QpAttrMask.STATE);
+        final org.roce4j.ib.QpAttributes attr = new org.roce4j.ib.QpAttributes();
+        attr.qpState = org.roce4j.ib.QpState.SQD;
+        c.a.qp.modify(attr, org.roce4j.ib.QpAttrMask.STATE);
         fx.settle();
         assertTrue(VerbsFixture.events(fx.a).stream().anyMatch(e ->
-            org.roce4j.transport.AsyncEventType.SQ_DRAINED == e.type() && c.a.qp.qpNum() == e.element()));
+            org.roce4j.ib.AsyncEventType.SQ_DRAINED == e.type() && c.a.qp.qpNum() == e.element()));
         // Posted in SQD: queued, not started until the QP is back in RTS.
         c.a.qp.postSend(new SendWorkRequest().wrId(5).opcode(WrOpcode.RDMA_WRITE).sendFlags(SendFlags.SIGNALED)
             .addSge(src, 0, 8).rdma(dst.iova(), dst.rkey()));
         fx.settle();
         assertEquals(0, c.a.sendCq.poll(VerbsFixture.completions(1)));
-        attr.qpState = org.roce4j.transport.QpState.RTS;
-        c.a.qp.modify(attr, org.roce4j.transport.QpAttrMask.STATE);
+        attr.qpState = org.roce4j.ib.QpState.RTS;
+        c.a.qp.modify(attr, org.roce4j.ib.QpAttrMask.STATE);
         assertEquals(5, drain(c.a.sendCq, 1).get(0).wrId());
     }
 
@@ -525,7 +526,7 @@ class RcOperationsTest
             assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
         }
         // 3 SENDs of 5 packets and a 3-packet READ from 0xFFFFFD: 18 PSNs, the next one has wrapped to 0xF.
-        assertEquals(0xF, c.a.qp.query(new org.roce4j.transport.QpAttributes(), 0).sqPsn);
+        assertEquals(0xF, c.a.qp.query(new org.roce4j.ib.QpAttributes(), 0).sqPsn);
         assertEquals(0, fx.a.counters().get(TransportCounter.RETRIES));
     }
 }

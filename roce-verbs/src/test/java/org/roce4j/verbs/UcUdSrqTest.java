@@ -5,15 +5,16 @@ import java.util.List;
 import org.agrona.concurrent.AtomicBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -144,7 +145,7 @@ class UcUdSrqTest
         fx.settle();
         assertEquals(1, fx.b.counters().get(TransportCounter.DROP_BAD_QKEY));
         assertEquals(0, c.b.recvCq.poll(VerbsFixture.completions(1)));
-        assertEquals(1, c.b.qp.engineContext().receiveQueue().available(), "the receive WR is still posted");
+        assertEquals(1, c.b.qp.postedRecvWrs(), "the receive WR is still posted");
 
         // A Q_Key with the high bit set means "send the QP's own Q_Key" (IBA 10.2.5), which B accepts.
         c.a.qp.postSend(new SendWorkRequest().wrId(5).addSge(src, 0, 10).ud(ah, c.b.qp.qpNum(), 0x8000_0000));

@@ -3,33 +3,34 @@ package org.roce4j.verbs;
 import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.roce4j.transport.QpAttrMask.ACCESS_FLAGS;
-import static org.roce4j.transport.QpAttrMask.AV;
-import static org.roce4j.transport.QpAttrMask.DEST_QPN;
-import static org.roce4j.transport.QpAttrMask.MAX_DEST_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MAX_QP_RD_ATOMIC;
-import static org.roce4j.transport.QpAttrMask.MIN_RNR_TIMER;
-import static org.roce4j.transport.QpAttrMask.PATH_MTU;
-import static org.roce4j.transport.QpAttrMask.PKEY_INDEX;
-import static org.roce4j.transport.QpAttrMask.PORT;
-import static org.roce4j.transport.QpAttrMask.RETRY_CNT;
-import static org.roce4j.transport.QpAttrMask.RNR_RETRY;
-import static org.roce4j.transport.QpAttrMask.RQ_PSN;
-import static org.roce4j.transport.QpAttrMask.SQ_PSN;
-import static org.roce4j.transport.QpAttrMask.STATE;
-import static org.roce4j.transport.QpAttrMask.TIMEOUT;
+import static org.roce4j.ib.QpAttrMask.ACCESS_FLAGS;
+import static org.roce4j.ib.QpAttrMask.AV;
+import static org.roce4j.ib.QpAttrMask.DEST_QPN;
+import static org.roce4j.ib.QpAttrMask.MAX_DEST_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MAX_QP_RD_ATOMIC;
+import static org.roce4j.ib.QpAttrMask.MIN_RNR_TIMER;
+import static org.roce4j.ib.QpAttrMask.PATH_MTU;
+import static org.roce4j.ib.QpAttrMask.PKEY_INDEX;
+import static org.roce4j.ib.QpAttrMask.PORT;
+import static org.roce4j.ib.QpAttrMask.RETRY_CNT;
+import static org.roce4j.ib.QpAttrMask.RNR_RETRY;
+import static org.roce4j.ib.QpAttrMask.RQ_PSN;
+import static org.roce4j.ib.QpAttrMask.SQ_PSN;
+import static org.roce4j.ib.QpAttrMask.STATE;
+import static org.roce4j.ib.QpAttrMask.TIMEOUT;
 
 /**
  * The RC SEND/RECV example of the module documentation, run as written on both ends.

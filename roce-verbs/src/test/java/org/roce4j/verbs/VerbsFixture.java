@@ -6,18 +6,18 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import org.agrona.concurrent.CachedNanoClock;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEvent;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.Gid;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

@@ -5,11 +5,11 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.AtomicBuffer;
 import org.roce4j.bench.ServerLoop;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 /**

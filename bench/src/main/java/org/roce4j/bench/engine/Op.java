@@ -1,6 +1,6 @@
 package org.roce4j.bench.engine;
 
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.WrOpcode;
 
 /**
  * The operations the benchmarks post, with the verbs opcode each uses.

@@ -1,14 +1,14 @@
 package org.roce4j.bench.engine;
 
 import org.roce4j.bench.ServerLoop;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 /**

@@ -3,7 +3,7 @@ package org.roce4j.cli.perf;
 import java.io.IOException;
 import java.util.Locale;
 
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.ib.WorkCompletion;
 
 /**
  * A work completion with an error status ended the run (a dead peer's RETRY_EXC_ERR, say). Its message is exactly

@@ -1,7 +1,7 @@
 package org.roce4j.cli.perf;
 
 import org.roce4j.cm.perftest.PerftestNegotiation;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 import org.roce4j.verbs.DeviceAttributes;
 
 /**

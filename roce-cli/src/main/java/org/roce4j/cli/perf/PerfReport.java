@@ -4,7 +4,7 @@ import java.util.Locale;
 
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 
 /**
  * perftest 4.5+0.17's report layout, character for character (the RESULT_* and REPORT_* formats of

@@ -3,7 +3,7 @@ package org.roce4j.cli.perf;
 import org.roce4j.cm.perftest.PerftestTcpConnector;
 import org.roce4j.cm.perftest.PerftestVersion;
 import org.roce4j.cm.perftest.PerftestVersionException;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 
 /**
  * The parameters of one {@code roce perf} side, with perftest 4.5+0.17's defaults (init_perftest_params in

@@ -8,13 +8,13 @@ import org.agrona.concurrent.IdleStrategy;
 import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 /**

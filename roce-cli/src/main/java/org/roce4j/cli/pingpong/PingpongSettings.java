@@ -1,8 +1,8 @@
 package org.roce4j.cli.pingpong;
 
 import org.roce4j.cm.oob.PingpongExchange;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
 
 /**
  * The settings of one pingpong run, with ibv_rc_pingpong's defaults (rdma-core libibverbs/examples).

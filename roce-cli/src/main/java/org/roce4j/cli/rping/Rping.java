@@ -14,17 +14,17 @@ import org.roce4j.cm.rdmacm.RdmaCmEvent;
 import org.roce4j.cm.rdmacm.RdmaCmEventType;
 import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 /**

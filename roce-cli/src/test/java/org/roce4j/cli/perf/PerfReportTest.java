@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

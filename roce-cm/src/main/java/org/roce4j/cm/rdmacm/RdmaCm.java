@@ -33,15 +33,15 @@ import org.roce4j.cm.ib.CmRequestParams;
 import org.roce4j.cm.ib.GsiPort;
 import org.roce4j.cm.ib.IbCm;
 import org.roce4j.cm.ib.MadAddress;
-import org.roce4j.transport.engine.CommandQueue;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.CommandQueue;
 import org.roce4j.verbs.DeviceAttributes;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProgressTask;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.ThreadingMode;
-import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
+import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
@@ -801,14 +801,7 @@ public final class RdmaCm implements AutoCloseable
 
     private static boolean isLocalGid(final RdmaDevice device, final long high, final long low)
     {
-        for (int i = 0; i < device.engine().gidTableLength(); i++)
-        {
-            if (device.engine().gidHigh(i) == high && device.engine().gidLow(i) == low)
-            {
-                return true;
-            }
-        }
-        return false;
+        return device.findGidIndex(high, low) >= 0;
     }
 
     /**

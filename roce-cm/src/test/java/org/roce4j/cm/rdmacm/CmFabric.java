@@ -8,13 +8,13 @@ import java.util.Random;
 
 import org.agrona.concurrent.CachedNanoClock;
 import org.roce4j.cm.ib.CmIdSource;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.MemoryRegion;

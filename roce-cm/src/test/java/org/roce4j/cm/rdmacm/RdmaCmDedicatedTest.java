@@ -4,11 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.QpState;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceOptions;
@@ -16,7 +17,6 @@ import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -9,22 +9,22 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.roce4j.cm.ib.CmCounter;
 import org.roce4j.cm.ib.CmState;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.engine.RoceEngine;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.link.memory.FaultRule;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmRejectReason;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -268,8 +268,8 @@ class RdmaCmTest
     void lostCmMadsAreRetransmittedAndTheConnectionCompletes()
     {
         // Drop A's first REQ and B's first REP on the fabric (UD SEND_ONLY to QP1).
-        fx.linkA.faults().addRule(FaultRule.drop().destQp(RoceEngine.GSI_QPN).once());
-        fx.linkB.faults().addRule(FaultRule.drop().destQp(RoceEngine.GSI_QPN).once());
+        fx.linkA.faults().addRule(FaultRule.drop().destQp(BthHeader.GSI_QPN).once());
+        fx.linkB.faults().addRule(FaultRule.drop().destQp(BthHeader.GSI_QPN).once());
         final long start = fx.clock.nanoTime();
         final Connection c = connect(listenB(), CmFabric.address(ADDRESS_B, PORT));
         assertEquals(RdmaCmId.State.ESTABLISHED, c.active().state());
@@ -355,7 +355,7 @@ class RdmaCmTest
     void aQpCreatedElsewhereCanBeAttachedAndIsDrivenByTheCm()
     {
         final RdmaCmId listener = listenB();
-        final QueuePair own = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.transport.QpType.RC));
+        final QueuePair own = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.ib.QpType.RC));
         final RdmaCmId active = fx.cmA.createId().attachQp(own);
         assertSame(own, active.qp());
         assertEquals(QpState.INIT, own.state(), "moved from RESET to INIT as rdma_create_qp does");
@@ -366,7 +366,7 @@ class RdmaCmTest
         fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
         assertEquals(QpState.RTS, own.state());
 
-        final QueuePair uc = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.transport.QpType.UC));
+        final QueuePair uc = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(org.roce4j.ib.QpType.UC));
         assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().attachQp(uc));
         assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().attachQp(own), "a QP in RTS");
         assertThrows(IllegalStateException.class, () -> active.attachQp(own), "already has one");

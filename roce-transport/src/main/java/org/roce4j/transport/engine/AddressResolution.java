@@ -1,6 +1,6 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.AhAttributes;
+import org.roce4j.ib.AhAttributes;
 import org.roce4j.transport.link.Link;
 
 /**

@@ -1,6 +1,7 @@
 package org.roce4j.transport.engine;
 
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.AhOps;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
 
@@ -9,9 +10,10 @@ import org.roce4j.wire.header.Ipv6Header;
  * index and the destination GID), the traffic class and hop limit, and the UDP source port.
  *
  * <p>Like rxe's rxe_av, this is resolved once (at modify-to-RTR or address-handle creation) so the per-packet path
- * only copies fields. The destination MAC is not here: the link resolves it.
+ * only copies fields. The destination MAC is not here: the link resolves it. An address handle of the Verbs API
+ * holds one as its {@link AhOps}.
  */
-public final class AddressVector
+final class AddressVector implements AhOps
 {
     /** Hop limit ibv_rc_pingpong sets when it uses a GRH. */
     public static final int DEFAULT_HOP_LIMIT = 64;

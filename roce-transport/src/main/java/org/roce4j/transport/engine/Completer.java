@@ -2,13 +2,14 @@ package org.roce4j.transport.engine;
 
 import java.nio.ByteOrder;
 
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameParser;

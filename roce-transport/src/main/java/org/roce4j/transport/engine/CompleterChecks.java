@@ -1,9 +1,9 @@
 package org.roce4j.transport.engine;
 
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.engine.Completer.State;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;

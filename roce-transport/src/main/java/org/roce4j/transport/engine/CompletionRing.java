@@ -4,9 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.BitUtil;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.transport.provider.CqOps;
 
 /**
  * A completion queue: a single-producer (the engine) single-consumer (the polling thread) ring of completion
@@ -18,7 +19,7 @@ import org.roce4j.transport.WorkCompletion;
  *
  * <p>A consumer may block: it registers itself as the waiter and parks; the producer unparks it after publishing.
  */
-public final class CompletionRing
+final class CompletionRing implements CqOps
 {
     private final int handle;
     private final int depth;
@@ -42,7 +43,7 @@ public final class CompletionRing
      * @param handle identifier for events and messages.
      * @param depth  entries the queue holds (cqe).
      */
-    public CompletionRing(final int handle, final int depth)
+    CompletionRing(final int handle, final int depth)
     {
         this.handle = handle;
         this.depth = depth;

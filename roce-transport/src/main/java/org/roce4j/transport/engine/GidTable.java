@@ -67,6 +67,23 @@ final class GidTable
     }
 
     /**
+     * @param gidHigh high 64 bits of a GID.
+     * @param gidLow  low 64 bits.
+     * @return its index, or -1 when it is not one of ours.
+     */
+    int indexOf(final long gidHigh, final long gidLow)
+    {
+        for (int i = 0; i < high.length; i++)
+        {
+            if (gidHigh == high[i] && gidLow == low[i])
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * @param gidHigh high 64 bits of a GID (an IPv6 destination address).
      * @param gidLow  low 64 bits.
      * @return true when it is one of ours (rxe_chk_dgid).

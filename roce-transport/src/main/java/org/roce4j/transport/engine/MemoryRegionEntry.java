@@ -1,7 +1,8 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.transport.provider.MrOps;
 
 /**
  * The engine's view of a registered memory region: keys, the IOVA range peers address, access flags, and the
@@ -10,7 +11,7 @@ import org.roce4j.transport.AccessFlags;
  * <p>An address {@code va} in [iova, iova + length) maps to buffer index {@code va - iova}. Regions are limited to
  * 2 GiB - 1 bytes (the index range of an Agrona buffer).
  */
-public final class MemoryRegionEntry
+final class MemoryRegionEntry implements MrOps
 {
     private final int lkey;
     private final int rkey;
@@ -29,7 +30,7 @@ public final class MemoryRegionEntry
      * @param pdHandle protection domain the region belongs to.
      * @param memory   the bytes (its capacity is the region's length).
      */
-    public MemoryRegionEntry(
+    MemoryRegionEntry(
         final int lkey, final int rkey, final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
     {
         this.lkey = lkey;

@@ -12,7 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * plus 8 random bits; roce4j makes the whole 32 bits random and checks uniqueness). Key 0 is never used. Lookups
  * allocate nothing. Only the engine's thread touches the table.
  */
-public final class MrTable
+final class MrTable
 {
     private final Int2ObjectHashMap<MemoryRegionEntry> byLkey = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<MemoryRegionEntry> byRkey = new Int2ObjectHashMap<>();
@@ -21,7 +21,7 @@ public final class MrTable
     /**
      * @param random key source.
      */
-    public MrTable(final SecureRandom random)
+    MrTable(final SecureRandom random)
     {
         this.random = random;
     }

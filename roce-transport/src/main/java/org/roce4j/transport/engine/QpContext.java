@@ -2,19 +2,23 @@ package org.roce4j.transport.engine;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.transport.provider.QpOps;
+import org.roce4j.transport.provider.SendWrView;
 
 /**
  * The engine's queue pair (rxe struct rxe_qp): identity, attributes, queues, and the state of its three roles —
  * {@link Requester} (send queue → packets), {@link Responder} (request packets → memory, receive completions,
  * ACKs, READ and atomic responses) and {@link Completer} (ACKs and responses → send completions, retries).
  *
- * <p>Everything but the queues' producer side and {@link #state()} is touched only by the engine's thread.
+ * <p>Everything but the queues' producer side and {@link #state()} is touched only by the engine's thread. It is
+ * the {@link QpOps} the Verbs API holds: posting ({@link #postSend}, {@link #ringDoorbell()}, the receive queue's
+ * {@link ReceiveQueue#postRecv}) runs on the posting thread and touches only the producer side.
  */
-public final class QpContext
+final class QpContext implements QpOps
 {
     final int qpn;
     final QpType type;
@@ -25,6 +29,7 @@ public final class QpContext
     final CompletionRing sendCq;
     final CompletionRing recvCq;
     final boolean signalAll;
+    private final DoorbellQueue doorbells;
     final QpCapabilities capabilities = new QpCapabilities();
 
     private volatile QpState state = QpState.RESET;
@@ -68,7 +73,8 @@ public final class QpContext
         final CompletionRing sendCq,
         final CompletionRing recvCq,
         final ReceiveQueue srq,
-        final boolean signalAll)
+        final boolean signalAll,
+        final DoorbellQueue doorbells)
     {
         this.qpn = qpn;
         this.type = type;
@@ -80,6 +86,7 @@ public final class QpContext
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.signalAll = signalAll;
+        this.doorbells = doorbells;
     }
 
     /**
@@ -174,6 +181,40 @@ public final class QpContext
     public QpCapabilities capabilities()
     {
         return capabilities;
+    }
+
+    /**
+     * @return send WRs posted and not yet retired, as the posting thread sees them.
+     */
+    public int sendOutstanding()
+    {
+        return sendQueue.outstanding();
+    }
+
+    /**
+     * Copy a send WR into the next free slot and publish it (the posting thread).
+     *
+     * @param wr the request, checked by the caller.
+     * @throws IllegalStateException when the send queue is full.
+     */
+    public void postSend(final SendWrView wr)
+    {
+        final SendWqe wqe = sendQueue.claim();
+        if (null == wqe)
+        {
+            throw new IllegalStateException(this + ": send queue full (" + sendQueue.depth() + " WRs outstanding); " +
+                "the caller checks for room before posting");
+        }
+        wqe.post(wr, type.isDatagram());
+        sendQueue.publish();
+    }
+
+    /**
+     * Tell the engine this QP has new work (any thread).
+     */
+    public void ringDoorbell()
+    {
+        doorbells.ring(this);
     }
 
     /**

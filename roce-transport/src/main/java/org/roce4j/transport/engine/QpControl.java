@@ -2,13 +2,13 @@ package org.roce4j.transport.engine;
 
 import org.agrona.BitUtil;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
@@ -86,13 +86,13 @@ final class QpControl
             {
                 throw new IllegalStateException("the GSI QP (QPN 1) already exists");
             }
-            qpn = RoceEngine.GSI_QPN;
+            qpn = BthHeader.GSI_QPN;
         }
         else
         {
             qpn = allocateQpn();
         }
-        final QpContext qp = new QpContext(qpn, type, pdHandle, caps, sendCq, recvCq, srq, signalAll);
+        final QpContext qp = new QpContext(qpn, type, pdHandle, caps, sendCq, recvCq, srq, signalAll, engine.doorbells);
         qp.udpSourcePort = rxeUdpSourcePort(qpn);
         qp.address.udpSourcePort(qp.udpSourcePort);
         qp.req.reset(0);
@@ -170,7 +170,7 @@ final class QpControl
      */
     QpContext lookup(final int qpn)
     {
-        return RoceEngine.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
+        return BthHeader.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
     }
 
     /**

@@ -1,8 +1,8 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.MutableDirectBuffer;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.link.FrameHandler;
@@ -154,7 +154,7 @@ final class ReceiveChecks implements FrameHandler
         }
         if (Transport.UD == opcode.transport())
         {
-            final int expectedQkey = RoceEngine.GSI_QPN == qpn ? DethHeader.GSI_QKEY : qp.attributes.qkey;
+            final int expectedQkey = BthHeader.GSI_QPN == qpn ? DethHeader.GSI_QKEY : qp.attributes.qkey;
             if (parser.deth().qkey() != expectedQkey)
             {
                 counters.increment(TransportCounter.DROP_BAD_QKEY);

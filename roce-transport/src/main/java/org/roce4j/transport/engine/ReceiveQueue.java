@@ -3,6 +3,8 @@ package org.roce4j.transport.engine;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.BitUtil;
+import org.roce4j.transport.provider.RqOps;
+import org.roce4j.transport.provider.WrView;
 
 /**
  * A receive queue (a QP's own, or a shared receive queue): a ring of preallocated {@link RecvWqe} slots filled by
@@ -11,7 +13,7 @@ import org.agrona.BitUtil;
  * <p>For an SRQ, a limit may be armed (ibv_modify_srq with IBV_SRQ_LIMIT): when the number of posted WQEs drops
  * below it, the engine raises one SRQ_LIMIT_REACHED event and disarms it (IBA 10.2.9.3).
  */
-public final class ReceiveQueue
+final class ReceiveQueue implements RqOps
 {
     private final RecvWqe[] slots;
     private final int mask;
@@ -28,7 +30,7 @@ public final class ReceiveQueue
      * @param depth  number of WRs that may be posted (max_recv_wr).
      * @param maxSge SGEs per WR.
      */
-    public ReceiveQueue(final int handle, final int depth, final int maxSge)
+    ReceiveQueue(final int handle, final int depth, final int maxSge)
     {
         this.handle = handle;
         this.depth = depth;
@@ -87,6 +89,27 @@ public final class ReceiveQueue
     {
         producer++;
         published.setRelease(producer);
+    }
+
+    /**
+     * Producer: copy a receive WR into the next free slot and publish it.
+     *
+     * @param wr the request, checked by the caller.
+     * @throws IllegalStateException when the queue is full.
+     */
+    public void postRecv(final WrView wr)
+    {
+        final RecvWqe wqe = claim(wr.wrId());
+        if (null == wqe)
+        {
+            throw new IllegalStateException("receive queue " + handle + " is full (" + depth + " WRs posted); the " +
+                "caller checks for room before posting");
+        }
+        for (int i = 0, n = wr.numSge(); i < n; i++)
+        {
+            wqe.sgl.add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+        }
+        publish();
     }
 
     /**

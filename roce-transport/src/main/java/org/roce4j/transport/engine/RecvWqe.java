@@ -3,7 +3,7 @@ package org.roce4j.transport.engine;
 /**
  * A receive work queue entry: the buffers a SEND (or RDMA WRITE with immediate) lands in.
  */
-public final class RecvWqe
+final class RecvWqe
 {
     long wrId;
     final Sgl sgl;
@@ -11,7 +11,7 @@ public final class RecvWqe
     /**
      * @param maxSge SGE capacity.
      */
-    public RecvWqe(final int maxSge)
+    RecvWqe(final int maxSge)
     {
         this.sgl = new Sgl(Math.max(1, maxSge));
     }

@@ -1,6 +1,6 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 /**

@@ -1,14 +1,16 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.MutableDirectBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;
@@ -128,7 +130,7 @@ final class Requester
                     req.readAtomicOutstanding++;
                     wqe.holdsOrd = true;
                 }
-                if (0 != (wqe.flags & SendWqe.FLAG_FENCE) &&
+                if (0 != (wqe.flags & SendFlags.FENCE) &&
                     req.readAtomicOutstanding - (wqe.holdsOrd ? 1 : 0) > 0 && -1 == req.lastOpcode)
                 {
                     req.stall = RequesterStall.FENCE;
@@ -277,7 +279,7 @@ final class Requester
         final RoceFrameBuilder builder = sender.builder();
         final BthHeader bth = builder.bthHeader();
         final Position place = opcode.position();
-        if (place.isEnd() && 0 != (wqe.flags & SendWqe.FLAG_SOLICITED) &&
+        if (place.isEnd() && 0 != (wqe.flags & SendFlags.SOLICITED) &&
             (wqe.opcode.isSend() || WrOpcode.RDMA_WRITE_WITH_IMM == wqe.opcode))
         {
             bth.solicitedEvent(true);
@@ -399,7 +401,7 @@ final class Requester
             return false;
         }
         final RoceFrameBuilder builder = sender.builder();
-        if (0 != (wqe.flags & SendWqe.FLAG_SOLICITED))
+        if (0 != (wqe.flags & SendFlags.SOLICITED))
         {
             builder.bthHeader().solicitedEvent(true);
         }

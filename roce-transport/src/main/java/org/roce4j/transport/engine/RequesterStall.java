@@ -4,7 +4,7 @@ package org.roce4j.transport.engine;
  * Why the requester of a QP stopped sending: the states a requester waits in (rxe sets wait_psn, wait_fence and
  * similar flags; roce4j names them).
  */
-public enum RequesterStall
+enum RequesterStall
 {
     /** Not stalled (or nothing to send). */
     NONE,

@@ -1,11 +1,11 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader;

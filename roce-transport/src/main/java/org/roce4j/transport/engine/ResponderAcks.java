@@ -2,7 +2,7 @@ package org.roce4j.transport.engine;
 
 import java.util.ArrayList;
 
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.engine.Responder.State;

@@ -1,8 +1,8 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.engine.Responder.State;

@@ -30,11 +30,11 @@ final class ResponderState
     /** PSN after the last request executed (rxe resp.ack_psn). */
     int ackPsnNext;
     /** Status for the receive completion of the message in progress (rxe resp.status). */
-    org.roce4j.transport.WcStatus status = org.roce4j.transport.WcStatus.SUCCESS;
+    org.roce4j.ib.WcStatus status = org.roce4j.ib.WcStatus.SUCCESS;
     /** Syndrome the ACKNOWLEDGE step sends: 0x1F for a plain ACK, or a NAK syndrome (rxe resp.aeth_syndrome). */
     int syndrome = org.roce4j.wire.header.AethHeader.SYNDROME_ACK_UNLIMITED;
     /** The QP must go to ERR once this packet is done (rxe resp.goto_error), and the event to raise. */
-    org.roce4j.transport.AsyncEventType gotoError;
+    org.roce4j.ib.AsyncEventType gotoError;
     /** Rkey invalidated by the SEND_WITH_INV in progress. */
     int invalidatedRkey;
 

@@ -8,17 +8,19 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.link.Link;
+import org.roce4j.transport.provider.CommandQueue;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.FrameStatusCounters;
 
 /**
@@ -27,7 +29,8 @@ import org.roce4j.wire.FrameStatusCounters;
  * tasks but on one thread with no locks. The rest is split as rxe splits its files: {@link ReceiveChecks}
  * (rxe_recv.c), {@link QpControl} (rxe_qp.c), {@link GidTable} and {@link AddressResolution} (rxe_av.c); timers are
  * in {@link QpTimers}. This class keeps the duty cycle, the services the parts share (run queue, events, counters,
- * memory registration, commands and doorbells from other threads) and the control API, which delegates.
+ * memory registration, commands and doorbells from other threads) and the control API, which delegates. Outside
+ * this package it is reached only through the provider interfaces, as {@link RoceVerbs} presents it.
  *
  * <p>One duty cycle:
  * <ol>
@@ -47,10 +50,8 @@ import org.roce4j.wire.FrameStatusCounters;
  * through {@link #invoke(Callable)}); {@link #ringDoorbell(QpContext)} and the queues' producer sides may be used
  * from any thread.
  */
-public final class RoceEngine implements Agent
+final class RoceEngine implements Agent
 {
-    /** QPN of the GSI QP (IBA 13.5.1). */
-    public static final int GSI_QPN = 1;
     /** Capacity of the doorbell queue: QPs with new send WRs not yet seen by the engine. */
     private static final int DOORBELL_CAPACITY = 1 << 16;
     /** Capacity of the asynchronous event queue. */
@@ -66,11 +67,11 @@ public final class RoceEngine implements Agent
     private final FrameStatusCounters frameCounters = new FrameStatusCounters();
     final MrTable mrTable = new MrTable(new SecureRandom());
     private final ArrayDeque<QpContext> runQueue = new ArrayDeque<>(1024);
-    private final DoorbellQueue doorbells = new DoorbellQueue(DOORBELL_CAPACITY);
+    final DoorbellQueue doorbells = new DoorbellQueue(DOORBELL_CAPACITY);
     private final CommandQueue commands = new CommandQueue("the engine thread", INVOKE_TIMEOUT_MS);
     private final ManyToOneConcurrentArrayQueue<AsyncEvent> events =
         new ManyToOneConcurrentArrayQueue<>(EVENT_CAPACITY);
-    private final GidTable gids;
+    final GidTable gids;
     private final AddressResolution addresses;
     // The parts, package-private so that they reach each other (engine thread).
     final QpControl qpControl;
@@ -89,7 +90,7 @@ public final class RoceEngine implements Agent
      * @param link   the medium; the engine owns it from now on.
      * @param config tunables.
      */
-    public RoceEngine(final Link link, final EngineConfig config)
+    RoceEngine(final Link link, final EngineConfig config)
     {
         this.link = link;
         this.config = config;

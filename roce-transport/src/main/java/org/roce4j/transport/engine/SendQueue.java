@@ -18,7 +18,7 @@ import org.agrona.BitUtil;
  * slot is retired, so each side sees the other's writes without locks. Posting is single-producer: post to one QP
  * from one thread at a time.
  */
-public final class SendQueue
+final class SendQueue
 {
     private final SendWqe[] slots;
     private final int mask;
@@ -34,7 +34,7 @@ public final class SendQueue
      * @param maxSge    SGEs per WR.
      * @param maxInline inline bytes per WR.
      */
-    public SendQueue(final int depth, final int maxSge, final int maxInline)
+    SendQueue(final int depth, final int maxSge, final int maxInline)
     {
         this.depth = depth;
         final int capacity = BitUtil.findNextPositivePowerOfTwo(Math.max(1, depth));

@@ -1,27 +1,21 @@
 package org.roce4j.transport.engine;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WrOpcode;
+import org.roce4j.transport.provider.SendWrView;
 
 /**
  * A send work queue entry: the posted work request (copied in at post time, like a hardware WQE) and the engine's
  * progress on it (rxe struct rxe_send_wqe). One instance per send-queue slot, reused.
  */
-public final class SendWqe
+final class SendWqe
 {
-    /** Flag: generate a completion on success (IBV_SEND_SIGNALED). */
-    public static final int FLAG_SIGNALED = 1 << 1;
-    /** Flag: wait for earlier READs and atomics to complete first (IBV_SEND_FENCE). */
-    public static final int FLAG_FENCE = 1;
-    /** Flag: set the Solicited Event bit on the last packet (IBV_SEND_SOLICITED). */
-    public static final int FLAG_SOLICITED = 1 << 2;
-    /** Flag: the payload was copied into the WQE at post time (IBV_SEND_INLINE). */
-    public static final int FLAG_INLINE = 1 << 3;
-
     // ---- posted by the user thread ----
     long wrId;
     WrOpcode opcode;
+    /** {@link SendFlags} bits. */
     int flags;
     final Sgl sgl;
     final UnsafeBuffer inlineData;
@@ -53,7 +47,7 @@ public final class SendWqe
      * @param maxSge    SGE capacity.
      * @param maxInline inline data capacity in bytes.
      */
-    public SendWqe(final int maxSge, final int maxInline)
+    SendWqe(final int maxSge, final int maxInline)
     {
         this.sgl = new Sgl(Math.max(1, maxSge));
         this.inlineData = new UnsafeBuffer(new byte[Math.max(8, maxInline)]);
@@ -90,6 +84,57 @@ public final class SendWqe
     }
 
     /**
+     * Copy a posted work request into this cleared slot (the posting thread, before the slot is published): what a
+     * hardware WQE holds, inline data included, so the caller may reuse its request at once. Only the fields the
+     * opcode uses are read.
+     *
+     * @param wr       the request, checked by the caller.
+     * @param datagram true on a UD or GSI QP: the address handle and the remote QPN and Q_Key are copied.
+     */
+    void post(final SendWrView wr, final boolean datagram)
+    {
+        final WrOpcode op = wr.opcode();
+        wrId = wr.wrId();
+        opcode = op;
+        flags = wr.sendFlags() & SendFlags.ALL;
+        if (0 != (flags & SendFlags.INLINE))
+        {
+            inlineLength = wr.copyInline(inlineData);
+        }
+        else
+        {
+            for (int i = 0, n = wr.numSge(); i < n; i++)
+            {
+                sgl.add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
+            }
+        }
+        if (op.isWrite() || WrOpcode.RDMA_READ == op || op.isAtomic())
+        {
+            remoteAddress = wr.remoteAddress();
+            rkey = wr.rkey();
+        }
+        if (op.isAtomic())
+        {
+            compareAdd = wr.compareAdd();
+            swap = wr.swap();
+        }
+        if (op.hasImmediate())
+        {
+            immediate = wr.immData();
+        }
+        if (WrOpcode.SEND_WITH_INV == op)
+        {
+            invalidateRkey = wr.invalidateRkey();
+        }
+        if (datagram)
+        {
+            udAddress.copyFrom((AddressVector)wr.ah());
+            remoteQpn = wr.remoteQpn();
+            remoteQkey = wr.remoteQkey();
+        }
+    }
+
+    /**
      * @param wrId user's work request id.
      * @return this.
      */
@@ -110,7 +155,7 @@ public final class SendWqe
     }
 
     /**
-     * @param flags FLAG_* bits.
+     * @param flags {@link SendFlags} bits.
      * @return this.
      */
     public SendWqe flags(final int flags)
@@ -251,12 +296,12 @@ public final class SendWqe
 
     boolean isSignaled()
     {
-        return 0 != (flags & FLAG_SIGNALED);
+        return 0 != (flags & SendFlags.SIGNALED);
     }
 
     boolean isInline()
     {
-        return 0 != (flags & FLAG_INLINE);
+        return 0 != (flags & SendFlags.INLINE);
     }
 
     /**

@@ -9,7 +9,7 @@ import org.agrona.MutableDirectBuffer;
  *
  * <p>Preallocated with a fixed SGE capacity; reused for every WQE of a queue slot.
  */
-public final class Sgl
+final class Sgl
 {
     private final long[] address;
     private final int[] length;
@@ -21,7 +21,7 @@ public final class Sgl
     /**
      * @param capacity the most SGEs a WQE may have.
      */
-    public Sgl(final int capacity)
+    Sgl(final int capacity)
     {
         address = new long[capacity];
         length = new int[capacity];

@@ -3,7 +3,7 @@ package org.roce4j.transport.engine;
 /**
  * Life of a send WQE inside the engine (rxe enum wqe_state).
  */
-public enum WqeState
+enum WqeState
 {
     /** Posted, no packet sent yet (or reset by a retry to be sent again). */
     POSTED,

@@ -6,14 +6,15 @@ import java.util.List;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.memory.FaultRule;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
@@ -106,7 +107,7 @@ class DeadPeerTest
     private static void postWrite(final EnginePair pair, final EnginePair.Connection c, final MemoryRegionEntry src,
         final MemoryRegionEntry dst, final int id)
     {
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(WrOpcode.RDMA_WRITE).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
             .remote(dst.iova() + id * 1024L, dst.rkey()).sgl().add(src.iova() + id * 1024L, 1024, src.lkey()));
     }
 }

@@ -8,14 +8,15 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,7 +62,7 @@ class EngineBasicTest
             src.memory().putByte(i, (byte)(i * 31 + 7));
         }
         EnginePair.postRecv(c.qpB, 77, dst, 0, Math.max(size, 8));
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(5).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(5).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
             .sgl().add(src.iova(), size, src.lkey()));
 
         final List<WorkCompletion> recv = drain(pair, c.recvCqB, 1);
@@ -93,16 +94,16 @@ class EngineBasicTest
         {
             local.memory().putByte(i, (byte)(i ^ 0x5A));
         }
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
             .remote(remote.iova(), remote.rkey()).sgl().add(local.iova(), size, local.lkey()));
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
             .remote(remote.iova(), remote.rkey()).sgl().add(local.iova() + size, size, local.lkey()));
         remote.memory().putLong(size + 8, 100L, ByteOrder.nativeOrder());
         EnginePair.post(pair.a, c.qpA, w -> w.wrId(3).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
-            .flags(SendWqe.FLAG_SIGNALED).remote(remote.iova() + size + 8, remote.rkey()).atomic(5, 0)
+            .flags(SendFlags.SIGNALED).remote(remote.iova() + size + 8, remote.rkey()).atomic(5, 0)
             .sgl().add(local.iova() + 2 * size, 8, local.lkey()));
         EnginePair.post(pair.a, c.qpA, w -> w.wrId(4).opcode(WrOpcode.ATOMIC_CMP_AND_SWP)
-            .flags(SendWqe.FLAG_SIGNALED).remote(remote.iova() + size + 8, remote.rkey()).atomic(105, 7)
+            .flags(SendFlags.SIGNALED).remote(remote.iova() + size + 8, remote.rkey()).atomic(105, 7)
             .sgl().add(local.iova() + 2 * size + 8, 8, local.lkey()));
 
         final List<WorkCompletion> done = drain(pair, c.sendCqA, 4);
@@ -145,7 +146,7 @@ class EngineBasicTest
         {
             EnginePair.postRecv(c.qpB, m, dst, 0, size);
             final int id = m;
-            EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                 .sgl().add(src.iova(), size, src.lkey()));
         }
         final List<WorkCompletion> recv = drain(pair, c.recvCqB, 10);

@@ -6,16 +6,17 @@ import java.util.function.Consumer;
 
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
-import org.roce4j.transport.WorkCompletion;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

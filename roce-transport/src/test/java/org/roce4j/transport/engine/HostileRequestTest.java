@@ -7,14 +7,15 @@ import java.util.Map;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.header.AethHeader;
 
@@ -345,10 +346,10 @@ class HostileRequestTest
         assertArrayEquals(received, ScriptedPeer.bytesOf(top, 4096 - 200, 200));
         peer.sent();
 
-        peer.post(w -> w.wrId(2).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED).sgl()
+        peer.post(w -> w.wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sgl()
             .add(-64L, 64, top.lkey()));
         assertArrayEquals(ScriptedPeer.bytesOf(top, 4096 - 64, 64), peer.onlySent().payload());
-        peer.post(w -> w.wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED).remote(0x1000, 0x77)
+        peer.post(w -> w.wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).remote(0x1000, 0x77)
             .sgl().add(-32L, 32, top.lkey()));
         peer.sent();
         final byte[] data = pattern(32, 14);

@@ -8,13 +8,14 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.header.AethHeader;
@@ -53,7 +54,7 @@ class HostileResponseTest
     private static void post(final ScriptedPeer peer, final WrOpcode opcode, final long wrId,
         final MemoryRegionEntry mr, final int offset, final int length)
     {
-        peer.post(w -> w.wrId(wrId).opcode(opcode).flags(SendWqe.FLAG_SIGNALED).remote(REMOTE_VA, REMOTE_RKEY)
+        peer.post(w -> w.wrId(wrId).opcode(opcode).flags(SendFlags.SIGNALED).remote(REMOTE_VA, REMOTE_RKEY)
             .atomic(5, 0).sgl().add(mr.iova() + offset, length, mr.lkey()));
     }
 

@@ -9,14 +9,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -168,10 +169,10 @@ class PsnWrapTest
             }
             case RC_READ ->
             {
-                EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED)
+                EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                     .remote(memoryB.iova() + 4096, memoryB.rkey()).sgl().add(localA.iova() + 4096, LONG,
                     localA.lkey()));
-                EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED)
+                EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                     .remote(memoryB.iova() + 6144, memoryB.rkey()).sgl().add(localA.iova() + 6144, SHORT,
                     localA.lkey()));
                 sent = runUntilCompleted(pair, c.sendCqA, 2, c.recvCqB, 0, received);
@@ -269,7 +270,7 @@ class PsnWrapTest
         final long wrId, final MemoryRegionEntry local, final int offset, final int length,
         final MemoryRegionEntry remote, final int remoteOffset)
     {
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(wrId).opcode(opcode).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(wrId).opcode(opcode).flags(SendFlags.SIGNALED)
             .remote(remote.iova() + remoteOffset, remote.rkey()).immediate(0x1337)
             .sgl().add(local.iova() + offset, length, local.lkey()));
     }
@@ -278,7 +279,7 @@ class PsnWrapTest
         final long wrId, final MemoryRegionEntry local, final int offset, final MemoryRegionEntry remote,
         final long compareAdd, final long swap)
     {
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(wrId).opcode(opcode).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(wrId).opcode(opcode).flags(SendFlags.SIGNALED)
             .remote(remote.iova(), remote.rkey()).atomic(compareAdd, swap)
             .sgl().add(local.iova() + offset, 8, local.lkey()));
     }

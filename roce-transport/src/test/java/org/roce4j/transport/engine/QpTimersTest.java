@@ -3,16 +3,18 @@ package org.roce4j.transport.engine;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,7 +60,7 @@ final class QpTimersTest
         {
             clock.update(START_NS + i * QpTimers.TICK_NS);
             final int index = i;
-            EnginePair.post(engine, qps[i], w -> w.wrId(index).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(engine, qps[i], w -> w.wrId(index).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                 .sgl().add(mr.iova(), 64, mr.lkey()));
             runUntilQuiet();
         }

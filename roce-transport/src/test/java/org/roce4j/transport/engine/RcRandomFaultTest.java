@@ -8,13 +8,15 @@ import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.provider.EngineConfig;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,7 +210,7 @@ class RcRandomFaultTest
     {
         if (WrOpcode.ATOMIC_FETCH_AND_ADD == opcode)
         {
-            EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(opcode).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(pair.a, c.qpA, w -> w.wrId(id).opcode(opcode).flags(SendFlags.SIGNALED)
                 .remote(remote.iova() + ATOMIC_AREA, remote.rkey()).atomic(id + 1, 0)
                 .sgl().add(local.iova() + ATOMIC_AREA + id * 8L, 8, local.lkey()));
             return;
@@ -217,7 +219,7 @@ class RcRandomFaultTest
         final long localVa = local.iova() + area + (long)id * SLOT;
         EnginePair.post(pair.a, c.qpA, w ->
         {
-            w.wrId(id).opcode(opcode).flags(SendWqe.FLAG_SIGNALED).immediate(id)
+            w.wrId(id).opcode(opcode).flags(SendFlags.SIGNALED).immediate(id)
                 .remote(remote.iova() + area + (long)id * SLOT, remote.rkey());
             if (twoSges)
             {

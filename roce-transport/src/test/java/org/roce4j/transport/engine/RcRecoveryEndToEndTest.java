@@ -7,13 +7,14 @@ import java.util.List;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -48,17 +49,17 @@ class RcRecoveryEndToEndTest
         pair.testLinkB().dropWhen(Frames.any(Frames.dropFirst(Opcode.RC_ACKNOWLEDGE, -1, 1),
             Frames.dropFirst(response, -1, 1)));
 
-        EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.SEND).flags(SendWqe.FLAG_SIGNALED)
+        EnginePair.post(pair.a, c.qpA, w -> w.wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
             .sgl().add(localA.iova(), 100, localA.lkey()));
         if (read)
         {
-            EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                 .remote(memoryB.iova() + 1024, memoryB.rkey()).sgl().add(localA.iova() + 1024, 100, localA.lkey()));
         }
         else
         {
             EnginePair.post(pair.a, c.qpA, w -> w.wrId(2).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD)
-                .flags(SendWqe.FLAG_SIGNALED).remote(memoryB.iova() + 2048, memoryB.rkey()).atomic(5, 0)
+                .flags(SendFlags.SIGNALED).remote(memoryB.iova() + 2048, memoryB.rkey()).atomic(5, 0)
                 .sgl().add(localA.iova() + 2048, 8, localA.lkey()));
         }
 

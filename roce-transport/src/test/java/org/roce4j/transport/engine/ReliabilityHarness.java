@@ -10,23 +10,25 @@ import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
+import org.roce4j.transport.provider.EngineConfig;
 
 /**
  * Drives many RC QP pairs between two engines over the in-memory fabric with a random mix of every operation and
@@ -476,7 +478,7 @@ final class ReliabilityHarness
         long expectedOriginal = 0;
         long operand = 0;
         final SendWqe wqe = pair.qpA.sendQueue().claim();
-        wqe.wrId(id).opcode(op).flags(SendWqe.FLAG_SIGNALED);
+        wqe.wrId(id).opcode(op).flags(SendFlags.SIGNALED);
         if (op.isAtomic())
         {
             final long address = pair.remote.iova() + IN_FLIGHT * (long)MAX_RDMA + PATTERN;

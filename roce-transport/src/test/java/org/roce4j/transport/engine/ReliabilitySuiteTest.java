@@ -3,7 +3,7 @@ package org.roce4j.transport.engine;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.roce4j.transport.Mtu;
+import org.roce4j.ib.Mtu;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.wire.test.Seeded;

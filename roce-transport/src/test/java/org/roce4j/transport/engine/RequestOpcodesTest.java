@@ -1,7 +1,7 @@
 package org.roce4j.transport.engine;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.WrOpcode;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Operation;
 import org.roce4j.wire.Position;

@@ -15,14 +15,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.header.AethHeader;
 
@@ -66,7 +67,7 @@ class RequesterCompleterTest
     private static void postSend(final ScriptedPeer peer, final long wrId, final MemoryRegionEntry mr,
         final int offset, final int length)
     {
-        post(peer, WrOpcode.SEND, wrId, mr, offset, length, SendWqe.FLAG_SIGNALED);
+        post(peer, WrOpcode.SEND, wrId, mr, offset, length, SendFlags.SIGNALED);
     }
 
     private static void post(final ScriptedPeer peer, final WrOpcode opcode, final long wrId,
@@ -79,14 +80,14 @@ class RequesterCompleterTest
     private static void postRead(final ScriptedPeer peer, final long wrId, final MemoryRegionEntry mr,
         final int localOffset, final int length, final int flags)
     {
-        peer.post(w -> w.wrId(wrId).opcode(WrOpcode.RDMA_READ).flags(SendWqe.FLAG_SIGNALED | flags)
+        peer.post(w -> w.wrId(wrId).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED | flags)
             .remote(REMOTE_VA, REMOTE_RKEY).sgl().add(mr.iova() + localOffset, length, mr.lkey()));
     }
 
     private static void postFetchAdd(final ScriptedPeer peer, final long wrId, final MemoryRegionEntry mr,
         final int localOffset)
     {
-        peer.post(w -> w.wrId(wrId).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendWqe.FLAG_SIGNALED)
+        peer.post(w -> w.wrId(wrId).opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).flags(SendFlags.SIGNALED)
             .remote(REMOTE_VA, REMOTE_RKEY).atomic(1, 0).sgl().add(mr.iova() + localOffset, 8, mr.lkey()));
     }
 
@@ -180,7 +181,7 @@ class RequesterCompleterTest
     {
         final ScriptedPeer peer = ScriptedPeer.rc();
         final MemoryRegionEntry mr = local(peer);
-        post(peer, opcode, 1, mr, 0, 4 * MTU_BYTES, SendWqe.FLAG_SIGNALED);
+        post(peer, opcode, 1, mr, 0, 4 * MTU_BYTES, SendFlags.SIGNALED);
         final List<ScriptedPeer.Sent> first = peer.sent();
         assertEquals(List.of(S, S + 1, S + 2, S + 3), psns(first));
         assertEquals(WrOpcode.SEND == opcode ? -1 : 4 * MTU_BYTES, first.get(0).dmaLength(),
@@ -824,7 +825,7 @@ class RequesterCompleterTest
         final ScriptedPeer peer = ScriptedPeer.rc();
         final MemoryRegionEntry mr = local(peer);
         postRead(peer, 1, mr, 64 * 1024, 100, 0);
-        post(peer, WrOpcode.SEND, 2, mr, 0, 10, SendWqe.FLAG_SIGNALED | SendWqe.FLAG_FENCE);
+        post(peer, WrOpcode.SEND, 2, mr, 0, 10, SendFlags.SIGNALED | SendFlags.FENCE);
 
         assertSent(peer.onlySent(), Opcode.RC_RDMA_READ_REQUEST, S);
         assertEquals(RequesterStall.FENCE, peer.qp.requesterStall());
@@ -936,7 +937,7 @@ class RequesterCompleterTest
         final ScriptedPeer peer = ScriptedPeer.create(QpType.RC, QpState.RTS, config -> config.qpSendBudget(1),
             attr -> attr.timeout = 10);
         final MemoryRegionEntry mr = local(peer);
-        post(peer, WrOpcode.RDMA_WRITE, 1, mr, 0, 4 * MTU_BYTES, SendWqe.FLAG_SIGNALED);
+        post(peer, WrOpcode.RDMA_WRITE, 1, mr, 0, 4 * MTU_BYTES, SendFlags.SIGNALED);
         assertEquals(List.of(S, S + 1, S + 2, S + 3), psns(peer.sent()));
 
         peer.step(peer.nak(S + 1, AethHeader.NakCode.PSN_SEQUENCE_ERROR));
@@ -1036,7 +1037,7 @@ class RequesterCompleterTest
         final ScriptedPeer peer = ScriptedPeer.rc();
         final MemoryRegionEntry mr = local(peer);
         post(peer, opcode, 1, mr, 0, packets * MTU_BYTES - 8,
-            SendWqe.FLAG_SIGNALED | (solicited ? SendWqe.FLAG_SOLICITED : 0));
+            SendFlags.SIGNALED | (solicited ? SendFlags.SOLICITED : 0));
 
         final List<ScriptedPeer.Sent> sent = peer.sent();
         assertEquals(packets, sent.size());

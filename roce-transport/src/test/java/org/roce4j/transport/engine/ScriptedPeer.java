@@ -9,18 +9,19 @@ import java.util.function.Consumer;
 
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.AsyncEventType;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AsyncEvent;
+import org.roce4j.ib.AsyncEventType;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Icrc;
@@ -750,7 +751,7 @@ final class ScriptedPeer
      * Check completions by work request id and status, in order.
      *
      * @param completions   what was polled.
-     * @param wrIdAndStatus pairs of wr_id (a number) and {@link org.roce4j.transport.WcStatus}.
+     * @param wrIdAndStatus pairs of wr_id (a number) and {@link org.roce4j.ib.WcStatus}.
      */
     static void assertCompletions(final List<WorkCompletion> completions, final Object... wrIdAndStatus)
     {

@@ -9,14 +9,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Mtu;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcOpcode;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Position;
 
@@ -66,7 +67,7 @@ class UcEndToEndTest
         for (int m = 0; m < 3; m++)
         {
             final int message = m;
-            EnginePair.post(pair.a, c.qpA, w -> w.wrId(message + 1).opcode(opcode).flags(SendWqe.FLAG_SIGNALED)
+            EnginePair.post(pair.a, c.qpA, w -> w.wrId(message + 1).opcode(opcode).flags(SendFlags.SIGNALED)
                 .immediate(0x100 + message).remote(remote.iova() + 4096 + message * 1024L, remote.rkey())
                 .sgl().add(local.iova() + message * 1024L, MESSAGE, local.lkey()));
         }
@@ -143,7 +144,7 @@ class UcEndToEndTest
         {
             final int message = m;
             EnginePair.post(pair.a, c.qpA, w -> w.wrId(message + 1).opcode(WrOpcode.RDMA_WRITE)
-                .flags(SendWqe.FLAG_SIGNALED).remote(remote.iova() + message * 1024L, remote.rkey())
+                .flags(SendFlags.SIGNALED).remote(remote.iova() + message * 1024L, remote.rkey())
                 .sgl().add(local.iova() + message * 1024L, MESSAGE, local.lkey()));
         }
         final List<WorkCompletion> sent = new ArrayList<>();

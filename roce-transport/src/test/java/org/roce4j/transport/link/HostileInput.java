@@ -9,21 +9,22 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.QpAttrMask;
-import org.roce4j.transport.QpAttributes;
-import org.roce4j.transport.QpCapabilities;
-import org.roce4j.transport.QpState;
-import org.roce4j.transport.QpType;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpCapabilities;
+import org.roce4j.ib.QpState;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.engine.CompletionRing;
-import org.roce4j.transport.engine.EngineConfig;
-import org.roce4j.transport.engine.MemoryRegionEntry;
-import org.roce4j.transport.engine.QpContext;
-import org.roce4j.transport.engine.RecvWqe;
-import org.roce4j.transport.engine.RoceEngine;
+import org.roce4j.transport.provider.CqOps;
+import org.roce4j.transport.provider.DeviceOps;
+import org.roce4j.transport.provider.EngineConfig;
+import org.roce4j.transport.provider.MrOps;
+import org.roce4j.transport.provider.Provider;
+import org.roce4j.transport.provider.QpOps;
+import org.roce4j.transport.provider.WrView;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.header.EthernetHeader;
@@ -36,7 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Hostile input for a link's receive path (issue 13): an engine with one UD QP on the link under test, and a
+ * Hostile input for a link's receive path (issue 13): an engine (opened through the provider interfaces, as the
+ * Verbs API opens it) with one UD QP on the link under test, and a
  * seeded generator of what a hostile or broken sender puts on the wire: random bytes, truncated and padded RoCE
  * frames, lying IP and UDP lengths, IP options and fragments, wrong EtherTypes, VLAN tags without a body, broken
  * ARP, IPv6 frames for this and for other GIDs, runts and datagrams far larger than the MTU. After the flood the
@@ -58,10 +60,11 @@ public final class HostileInput implements AutoCloseable
     private static final int KINDS = 14;
 
     private final Link link;
-    private final RoceEngine engine;
-    private final QpContext qp;
-    private final CompletionRing recvCq = new CompletionRing(2, 256);
-    private final MemoryRegionEntry buffers;
+    private final DeviceOps engine;
+    private final QpOps qp;
+    private final CqOps recvCq;
+    private final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(RECEIVES * BUFFER));
+    private final MrOps buffers;
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
     private final WorkCompletion[] batch = new WorkCompletion[16];
     private final List<WorkCompletion> received = new ArrayList<>();
@@ -72,13 +75,14 @@ public final class HostileInput implements AutoCloseable
     public HostileInput(final Link link)
     {
         this.link = link;
-        engine = new RoceEngine(link, new EngineConfig());
+        engine = Provider.load().open(link, new EngineConfig());
         final QpCapabilities caps = new QpCapabilities();
         caps.maxSendWr = 16;
         caps.maxRecvWr = RECEIVES;
         caps.maxSendSge = 1;
         caps.maxRecvSge = 1;
-        qp = engine.createQp(QpType.UD, 1, caps, new CompletionRing(1, 64), recvCq, null, false);
+        recvCq = engine.createCq(256);
+        qp = engine.createQp(QpType.UD, 1, caps, engine.createCq(64), recvCq, null, false);
         final QpAttributes attr = new QpAttributes();
         attr.qpState = QpState.INIT;
         attr.qkey = QKEY;
@@ -87,13 +91,10 @@ public final class HostileInput implements AutoCloseable
         engine.modifyQp(qp, attr, QpAttrMask.STATE);
         attr.qpState = QpState.RTS;
         engine.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN);
-        final UnsafeBuffer memory = new UnsafeBuffer(ByteBuffer.allocateDirect(RECEIVES * BUFFER));
         buffers = engine.registerMemory(memory.addressOffset(), AccessFlags.LOCAL_WRITE, 1, memory);
         for (int i = 0; i < RECEIVES; i++)
         {
-            final RecvWqe wqe = qp.receiveQueue().claim(i);
-            wqe.sgl().add(buffers.iova() + (long)i * BUFFER, BUFFER, buffers.lkey());
-            qp.receiveQueue().publish();
+            qp.receiveQueue().postRecv(new Receive(i, buffers.iova() + (long)i * BUFFER, BUFFER, buffers.lkey()));
         }
         for (int i = 0; i < batch.length; i++)
         {
@@ -104,7 +105,7 @@ public final class HostileInput implements AutoCloseable
     /**
      * @return the engine on the link.
      */
-    public RoceEngine engine()
+    public DeviceOps engine()
     {
         return engine;
     }
@@ -185,7 +186,7 @@ public final class HostileInput implements AutoCloseable
         assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
         assertEquals(40 + payload.length, wc.byteLen(), wc.toString());
         final byte[] bytes = new byte[payload.length];
-        buffers.memory().getBytes((int)wc.wrId() * BUFFER + 40, bytes);
+        memory.getBytes((int)wc.wrId() * BUFFER + 40, bytes);
         assertArrayEquals(payload, bytes);
     }
 
@@ -389,5 +390,36 @@ public final class HostileInput implements AutoCloseable
     public void close()
     {
         engine.onClose();
+    }
+
+    /**
+     * A receive WR of one SGE, as the provider reads it.
+     *
+     * @param wrId    the id.
+     * @param address the buffer's I/O virtual address.
+     * @param length  its length.
+     * @param lkey    its region's key.
+     */
+    private record Receive(long wrId, long address, int length, int lkey) implements WrView
+    {
+        public int numSge()
+        {
+            return 1;
+        }
+
+        public long sgeAddress(final int index)
+        {
+            return address;
+        }
+
+        public int sgeLength(final int index)
+        {
+            return length;
+        }
+
+        public int sgeLkey(final int index)
+        {
+            return lkey;
+        }
     }
 }

@@ -7,8 +7,8 @@ import org.agrona.BitUtil;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.AgronaAccess;
 import org.roce4j.wire.header.EthernetHeader;
 

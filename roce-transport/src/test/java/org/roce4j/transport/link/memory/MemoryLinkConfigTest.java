@@ -1,10 +1,10 @@
 package org.roce4j.transport.link.memory;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Send work request opcodes (enum ibv_wr_opcode), with the libibverbs values.

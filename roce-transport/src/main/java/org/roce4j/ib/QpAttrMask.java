@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Attribute mask bits of ibv_modify_qp / ibv_query_qp (enum ibv_qp_attr_mask), same values as libibverbs.
@@ -55,6 +55,13 @@ public final class QpAttrMask
         "MAX_DEST_RD_ATOMIC", "PATH_MIG_STATE", "CAP", "DEST_QPN"
     };
 
+    private static final int[] BITS =
+    {
+        STATE, CUR_STATE, EN_SQD_ASYNC_NOTIFY, ACCESS_FLAGS, PKEY_INDEX, PORT, QKEY, AV, PATH_MTU,
+        TIMEOUT, RETRY_CNT, RNR_RETRY, RQ_PSN, MAX_QP_RD_ATOMIC, ALT_PATH, MIN_RNR_TIMER, SQ_PSN,
+        MAX_DEST_RD_ATOMIC, PATH_MIG_STATE, CAP, DEST_QPN
+    };
+
     /** Every bit defined above. */
     public static final int ALL = (1 << NAMES.length) - 1;
 
@@ -64,26 +71,10 @@ public final class QpAttrMask
 
     /**
      * @param mask a combination of bits.
-     * @return e.g. "STATE|PATH_MTU|DEST_QPN", or "none".
+     * @return e.g. "STATE|PATH_MTU|DEST_QPN", unknown bits in hex ("STATE|0x800000"), or "none".
      */
     public static String toString(final int mask)
     {
-        final StringBuilder sb = new StringBuilder();
-        for (int bit = 0; bit < NAMES.length; bit++)
-        {
-            if (0 != (mask & (1 << bit)))
-            {
-                if (sb.length() > 0)
-                {
-                    sb.append('|');
-                }
-                sb.append(NAMES[bit]);
-            }
-        }
-        if (0 != (mask & ~ALL))
-        {
-            sb.append(sb.length() > 0 ? "|" : "").append("unknown 0x").append(Integer.toHexString(mask & ~ALL));
-        }
-        return sb.length() == 0 ? "none" : sb.toString();
+        return FlagNames.toString(mask, BITS, NAMES);
     }
 }

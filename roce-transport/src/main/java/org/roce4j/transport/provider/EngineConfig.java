@@ -1,4 +1,4 @@
-package org.roce4j.transport.engine;
+package org.roce4j.transport.provider;
 
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;

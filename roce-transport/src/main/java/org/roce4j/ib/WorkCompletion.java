@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * One work completion (struct ibv_wc): a mutable value the caller allocates once and passes to poll, which fills

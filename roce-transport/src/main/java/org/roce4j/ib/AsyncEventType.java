@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Asynchronous events (enum ibv_event_type, the subset roce4j raises).

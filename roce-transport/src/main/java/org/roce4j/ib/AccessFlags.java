@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Memory region and QP access flags (enum ibv_access_flags), combined with bitwise or.
@@ -27,6 +27,10 @@ public final class AccessFlags
     /** Every flag a memory region may be registered with. */
     public static final int ALL_MR = ALL | REMOTE_INVALIDATE;
 
+    private static final int[] BITS = {LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, REMOTE_INVALIDATE};
+    private static final String[] NAMES =
+        {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "REMOTE_INVALIDATE"};
+
     private AccessFlags()
     {
     }
@@ -37,28 +41,6 @@ public final class AccessFlags
      */
     public static String toString(final int flags)
     {
-        final StringBuilder sb = new StringBuilder();
-        append(sb, flags, LOCAL_WRITE, "LOCAL_WRITE");
-        append(sb, flags, REMOTE_WRITE, "REMOTE_WRITE");
-        append(sb, flags, REMOTE_READ, "REMOTE_READ");
-        append(sb, flags, REMOTE_ATOMIC, "REMOTE_ATOMIC");
-        append(sb, flags, REMOTE_INVALIDATE, "REMOTE_INVALIDATE");
-        if (0 != (flags & ~ALL_MR))
-        {
-            append(sb, flags, flags & ~ALL_MR, "0x" + Integer.toHexString(flags & ~ALL_MR));
-        }
-        return sb.length() == 0 ? "none" : sb.toString();
-    }
-
-    private static void append(final StringBuilder sb, final int flags, final int flag, final String name)
-    {
-        if (0 != (flags & flag))
-        {
-            if (sb.length() > 0)
-            {
-                sb.append('|');
-            }
-            sb.append(name);
-        }
+        return FlagNames.toString(flags, BITS, NAMES);
     }
 }

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Queue sizes of a QP (struct ibv_qp_cap).

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * QP attributes for modify and query (struct ibv_qp_attr). Which fields a modify applies is given by a

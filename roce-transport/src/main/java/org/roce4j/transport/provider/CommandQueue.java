@@ -1,4 +1,4 @@
-package org.roce4j.transport.engine;
+package org.roce4j.transport.provider;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;

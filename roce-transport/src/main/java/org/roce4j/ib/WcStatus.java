@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Work completion status (enum ibv_wc_status), with the libibverbs values, meanings and the texts

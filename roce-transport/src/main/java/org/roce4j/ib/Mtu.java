@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * InfiniBand path MTUs (enum ibv_mtu: IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5): the payload size of one packet.

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Work completion opcodes (enum ibv_wc_opcode), with the libibverbs values.

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package org.roce4j.verbs;
+package org.roce4j.ib;
 
 /**
  * Send work request flags (enum ibv_send_flags), same values as libibverbs, combined with bitwise or.
@@ -16,6 +16,9 @@ public final class SendFlags
     /** Every flag above. */
     public static final int ALL = FENCE | SIGNALED | SOLICITED | INLINE;
 
+    private static final int[] BITS = {FENCE, SIGNALED, SOLICITED, INLINE};
+    private static final String[] NAMES = {"FENCE", "SIGNALED", "SOLICITED", "INLINE"};
+
     private SendFlags()
     {
     }
@@ -26,23 +29,6 @@ public final class SendFlags
      */
     public static String toString(final int flags)
     {
-        final StringBuilder sb = new StringBuilder();
-        append(sb, flags, FENCE, "FENCE");
-        append(sb, flags, SIGNALED, "SIGNALED");
-        append(sb, flags, SOLICITED, "SOLICITED");
-        append(sb, flags, INLINE, "INLINE");
-        if (0 != (flags & ~ALL))
-        {
-            append(sb, flags, flags & ~ALL, "0x" + Integer.toHexString(flags & ~ALL));
-        }
-        return 0 == sb.length() ? "none" : sb.toString();
-    }
-
-    private static void append(final StringBuilder sb, final int flags, final int flag, final String name)
-    {
-        if (0 != (flags & flag))
-        {
-            sb.append(sb.length() > 0 ? "|" : "").append(name);
-        }
+        return FlagNames.toString(flags, BITS, NAMES);
     }
 }

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * One asynchronous event and the object it concerns (a QP number, a CQ or SRQ handle, or the port number).

@@ -1,4 +1,4 @@
-package org.roce4j.transport;
+package org.roce4j.ib;
 
 /**
  * Queue pair states (IBA 10.3.1; enum ibv_qp_state, same order and values).

@@ -1,0 +1,75 @@
+package org.roce4j.transport.provider;
+
+import org.agrona.MutableDirectBuffer;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WrOpcode;
+
+/**
+ * A send work request as a provider reads it while posting (struct ibv_send_wr as post_send sees it): the fields
+ * an opcode does not use are not read.
+ */
+public interface SendWrView extends WrView
+{
+    /**
+     * @return what to do.
+     */
+    WrOpcode opcode();
+
+    /**
+     * @return {@link SendFlags} bits.
+     */
+    int sendFlags();
+
+    /**
+     * For a WR with {@link SendFlags#INLINE}: copy the payload the SGEs name into the provider's WQE.
+     *
+     * @param target where the payload goes, from index 0 (it holds at least the QP's max_inline_data bytes).
+     * @return bytes copied.
+     */
+    int copyInline(MutableDirectBuffer target);
+
+    /**
+     * @return remote address of an RDMA or atomic operation.
+     */
+    long remoteAddress();
+
+    /**
+     * @return remote key of an RDMA or atomic operation.
+     */
+    int rkey();
+
+    /**
+     * @return compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD).
+     */
+    long compareAdd();
+
+    /**
+     * @return swap value (CMP_AND_SWP).
+     */
+    long swap();
+
+    /**
+     * @return immediate data of a WITH_IMM opcode, as the 4 wire bytes in a big-endian int.
+     */
+    int immData();
+
+    /**
+     * @return the rkey a SEND_WITH_INV asks the responder to invalidate.
+     */
+    int invalidateRkey();
+
+    /**
+     * @return the destination of a UD or GSI send.
+     */
+    AhOps ah();
+
+    /**
+     * @return destination QP of a UD or GSI send.
+     */
+    int remoteQpn();
+
+    /**
+     * @return destination Q_Key of a UD or GSI send.
+     */
+    int remoteQkey();
+}
