@@ -26,6 +26,7 @@ import org.roce4j.cli.perf.PerfTest;
 import org.roce4j.cm.perftest.PerftestConnector;
 import org.roce4j.cm.perftest.PerftestRdmaCmChannel;
 import org.roce4j.cm.perftest.PerftestTcpConnector;
+import org.roce4j.cm.perftest.PerftestVersion;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.QpType;
@@ -175,6 +176,11 @@ public final class PerfCommand implements Callable<Integer>
 
     @Mixin
     private LinkOption link;
+
+    @Option(names = "--perftest-version", paramLabel = "VERSION", description = "the perftest version to announce " +
+        "in the exchange (default ${DEFAULT-VALUE}, Debian 12's perftest); 6.28 and later make a peer of 6.28 or " +
+        "later run perftest's parameter negotiation with roce4j", defaultValue = PerftestVersion.LOCAL)
+    private String perftestVersion;
 
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
@@ -330,7 +336,7 @@ public final class PerfCommand implements Callable<Integer>
             .txDepth(null == txDepth ? -1 : txDepth).rxDepth(null == rxDepth ? -1 : rxDepth)
             .cqMod(null == cqMod ? -1 : cqMod).atomicType(parseAtomic(atomicType)).reportGbits(reportGbits)
             .duplex(bidirectional).noPeak(noPeak).outReads(outReads).qpTimeout(qpTimeout).serviceLevel(sl)
-            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).build();
+            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).perftestVersion(perftestVersion).build();
         settings.resolve(org.roce4j.verbs.DeviceAttributes.MAX_QP_RD_ATOM);
         return settings;
     }

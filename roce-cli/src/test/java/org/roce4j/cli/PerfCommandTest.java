@@ -37,7 +37,9 @@ class PerfCommandTest
         "send_bw, -s 2 -n 200 -c UC",
         "write_bw, -s 64 -n 200 -b",
         "send_bw, -s 64 -n 200 -b",
-        "write_bw, -s 4096 -n 100 --report_gbits"})
+        "write_bw, -s 4096 -n 100 --report_gbits",
+        "write_bw, -s 4096 -n 200 --perftest-version 6.29",
+        "atomic_bw, -n 200 -A CMP_AND_SWAP --perftest-version 6.29"})
     void bandwidthToolsRunBothSidesInProcess(final String tool, final String options)
     {
         final Cli.Result result = run(tool, options);

@@ -16,7 +16,6 @@ import org.roce4j.cm.perftest.PerftestRdmaCmChannel;
 import org.roce4j.cm.perftest.PerftestReport;
 import org.roce4j.cm.perftest.PerftestSession;
 import org.roce4j.cm.perftest.PerftestSysData;
-import org.roce4j.cm.perftest.PerftestVersion;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -98,12 +97,21 @@ public final class PerfRun
         {
             print(PerfReport.WAITING);
         }
-        session = PerftestSession.open(connector, PerftestVersion.LOCAL, Duration.ofMillis(r.timeoutMs));
+        session = PerftestSession.open(connector, r.perftestVersion, Duration.ofMillis(r.timeoutMs));
         final int gidIndex;
         try
         {
             final PerftestSysData sys = session.exchangeSysData(PerftestSysData.DEFAULT);
             mtuBytes = Mtu.fromVerbsValue(session.exchangeMtu(localMtu().verbsValue())).bytes();
+            if (session.negotiates())
+            {
+                final String capped = PerfNegotiation.capOutReads(r,
+                    session.negotiate(PerfNegotiation.local(r, device.queryDevice())));
+                if (null != capped)
+                {
+                    print(capped);
+                }
+            }
             checkUdSize(mtuBytes);
             gidIndex = r.gidIndex >= 0 ? r.gidIndex : bestGidIndex();
             res = new PerfResources(device, r, mtuBytes, gidIndex, sys.cycleBuffer(), sys.cacheLineSize());

@@ -1,6 +1,8 @@
 package org.roce4j.cli.perf;
 
 import org.roce4j.cm.perftest.PerftestTcpConnector;
+import org.roce4j.cm.perftest.PerftestVersion;
+import org.roce4j.cm.perftest.PerftestVersionException;
 import org.roce4j.ib.QpType;
 
 /**
@@ -86,6 +88,7 @@ public final class PerfSettings
     boolean json;
     boolean rdmaCm;
     long timeoutMs = 30_000;
+    String perftestVersion = PerftestVersion.LOCAL;
 
     /**
      * @return an independent copy.
@@ -119,6 +122,7 @@ public final class PerfSettings
         c.json = json;
         c.rdmaCm = rdmaCm;
         c.timeoutMs = timeoutMs;
+        c.perftestVersion = perftestVersion;
         return c;
     }
 
@@ -400,6 +404,25 @@ public final class PerfSettings
         }
 
         /**
+         * @param version the perftest version to announce (6.28 and later add the parameter negotiation).
+         * @return this.
+         * @throws IllegalArgumentException when it is not a version perftest accepts (5.70 or later).
+         */
+        public Builder perftestVersion(final String version)
+        {
+            try
+            {
+                PerftestVersion.checkCompatible(version);
+            }
+            catch (final PerftestVersionException ex)
+            {
+                throw new IllegalArgumentException("--perftest-version: " + ex.getMessage(), ex);
+            }
+            s.perftestVersion = version;
+            return this;
+        }
+
+        /**
          * @param json print JSON instead of the table.
          * @return this.
          */
@@ -554,6 +577,7 @@ public final class PerfSettings
         r.json = json;
         r.rdmaCm = rdmaCm;
         r.timeoutMs = timeoutMs;
+        r.perftestVersion = perftestVersion;
         r.requestedMtu = mtuBytes;
         r.gidIndex = gidIndex;
         r.sizeRequested = -1 != size;
@@ -650,6 +674,7 @@ public final class PerfSettings
         boolean json;
         boolean rdmaCm;
         long timeoutMs;
+        String perftestVersion;
         int requestedMtu;
         int gidIndex;
         boolean sizeRequested;

@@ -14,6 +14,8 @@ import org.roce4j.cm.oob.OobProtocolException;
  *   <li>{@link #open}: connect and exchange versions (exchange_versions, check_version_compatibility);</li>
  *   <li>{@link #exchangeSysData}: page size and cache line size, both keep the larger (check_sys_data);</li>
  *   <li>{@link #exchangeMtu}: the active MTU as its ibv_mtu number in ASCII, both keep the smaller (check_mtu);</li>
+ *   <li>{@link #negotiate}: perftest 6.28's parameter negotiation, when both sides announced 6.28 or later
+ *   ({@link #negotiates()});</li>
  *   <li>{@link #exchangeDests}: one QP record per QP (the ctx_hand_shake loop); the tools then connect their QPs,
  *   exchange the records once more and hand-shake on record 0 as barriers ({@link #handShake});</li>
  *   <li>after the run, in one-way BW tests, a handshake and the client's report ({@link #exchangeReport});</li>
@@ -30,11 +32,13 @@ public final class PerftestSession implements AutoCloseable
     private static final long RETRY_PAUSE_NS = 50_000_000L;
 
     private final PerftestChannel channel;
+    private final String localVersion;
     private final String peerVersion;
 
-    private PerftestSession(final PerftestChannel channel, final String peerVersion)
+    private PerftestSession(final PerftestChannel channel, final String localVersion, final String peerVersion)
     {
         this.channel = channel;
+        this.localVersion = localVersion;
         this.peerVersion = peerVersion;
     }
 
@@ -62,7 +66,7 @@ public final class PerftestSession implements AutoCloseable
             {
                 final String peer = PerftestVersion.decode(channel.exchange(local));
                 PerftestVersion.checkCompatible(peer);
-                return new PerftestSession(channel, peer);
+                return new PerftestSession(channel, localVersion, peer);
             }
             catch (final EOFException ex)
             {
@@ -95,7 +99,7 @@ public final class PerftestSession implements AutoCloseable
         throws PerftestVersionException
     {
         PerftestVersion.checkCompatible(peerVersion);
-        return new PerftestSession(channel, peerVersion);
+        return new PerftestSession(channel, PerftestVersion.LOCAL, peerVersion);
     }
 
     /**
@@ -166,6 +170,34 @@ public final class PerftestSession implements AutoCloseable
         }
         final int remote = theirs[0] - '0';
         return remote >= 1 && remote <= 5 ? Math.min(remote, localIbvMtu) : localIbvMtu;
+    }
+
+    /**
+     * @return true when both sides announced 6.28 or later, so both run {@link #negotiate} after the MTU exchange.
+     * @throws PerftestVersionException never for an open session (both versions were checked).
+     */
+    public boolean negotiates() throws PerftestVersionException
+    {
+        return PerftestVersion.negotiates(localVersion, peerVersion);
+    }
+
+    /**
+     * negotiate_params: exchange the parameter structs and compare them as perftest does.
+     *
+     * @param local this side's struct; the peer's must have the same length (320 bytes from an mlx5dv build).
+     * @return the peer's struct, every compared field equal to this side's.
+     * @throws IOException when the exchange fails, or, naming the first field that differs in perftest's words
+     *                     ({@code " verb mismatch: local=WRITE, remote=READ"}), when the parameters differ.
+     */
+    public PerftestNegotiation negotiate(final PerftestNegotiation local) throws IOException
+    {
+        final PerftestNegotiation remote = PerftestNegotiation.decode(channel.exchange(local.encode()));
+        final String mismatch = local.firstMismatch(remote);
+        if (null != mismatch)
+        {
+            throw new OobProtocolException(mismatch.trim() + "\n Failed to negotiate parameters");
+        }
+        return remote;
     }
 
     /**

@@ -13,13 +13,14 @@ import java.util.Locale;
  *   <li>below 5.70 perftest itself refuses the peer (check_version_compatibility);</li>
  *   <li>5.32 and up exchange the system data (cycle buffer, cache line), 5.31 and up a 2-byte MTU, 5.33 and up an
  *   8-byte iteration count in the reports: all true from 5.70 on;</li>
- *   <li>from 6.28 perftest adds a binary parameter negotiation (negotiate_params, a C struct that embeds a whole
- *   {@code struct ibv_device_attr}) between the MTU exchange and the per-QP records, which roce4j does not speak.
- *   6.07 to 6.27 differ from 6.06 only in not sending the closing {@code "done"} (perftest commit dbf395e), which
- *   roce4j tolerates.</li>
+ *   <li>from 6.28 perftest adds a binary parameter negotiation ({@link PerftestNegotiation}) between the MTU
+ *   exchange and the per-QP records, which each side runs only when the OTHER side's version is 6.28 or later: a
+ *   perftest of 6.28 or later that hears roce4j's 6.06 skips it, and roce4j, announcing 6.28 or later, speaks it
+ *   ({@link #negotiates}). 6.07 to 6.27 differ from 6.06 only in not sending the closing {@code "done"} (perftest
+ *   commit dbf395e), which roce4j tolerates.</li>
  * </ul>
- * So roce4j speaks to peers of versions 5.70 up to, not including, 6.28; any other version is a
- * {@link PerftestVersionException} naming it.
+ * So roce4j speaks to every peer version from 5.70 on; an older or malformed one is a {@link PerftestVersionException}
+ * naming it.
  */
 public final class PerftestVersion
 {
@@ -29,8 +30,9 @@ public final class PerftestVersion
     public static final String LOCAL = "6.06";
     /** Oldest peer version perftest accepts (check_version_compatibility). */
     public static final double MIN_COMPATIBLE = 5.70;
-    /** First version with the binary parameter negotiation roce4j does not speak (perftest commit 5453511). */
-    public static final double FIRST_UNSUPPORTED = 6.28;
+    /** First version with the binary parameter negotiation (perftest commit 5453511, "Add parameter negotiation
+     * phase"). */
+    public static final double FIRST_NEGOTIATING = 6.28;
 
     private PerftestVersion()
     {
@@ -112,14 +114,23 @@ public final class PerftestVersion
                 "%.2f, which perftest itself refuses (\"not compatible with versions older than 5.70\")", peer,
                 MIN_COMPATIBLE));
         }
-        if (value >= FIRST_UNSUPPORTED)
-        {
-            throw new PerftestVersionException(String.format(Locale.ROOT, "peer perftest version %s is not " +
-                "supported: from %.2f perftest adds a binary parameter negotiation that roce4j does not speak; " +
-                "roce4j speaks the exchange of versions %.2f to %.2f (it announces %s, as Debian's perftest " +
-                "4.5+0.17)", peer, FIRST_UNSUPPORTED, MIN_COMPATIBLE, FIRST_UNSUPPORTED - 0.01, LOCAL));
-        }
         return value;
+    }
+
+    /**
+     * Whether this session runs perftest's parameter negotiation: each side runs it when the other announced 6.28 or
+     * later, so both run it exactly when both versions are 6.28 or later (a perftest older than 6.28 has no such
+     * step at all).
+     *
+     * @param localVersion the version roce4j announced.
+     * @param peerVersion  the version the peer announced.
+     * @return true when both are 6.28 or later.
+     * @throws PerftestVersionException when either is not a version.
+     */
+    public static boolean negotiates(final String localVersion, final String peerVersion)
+        throws PerftestVersionException
+    {
+        return value(localVersion) >= FIRST_NEGOTIATING && value(peerVersion) >= FIRST_NEGOTIATING;
     }
 
     private static boolean isPrintable(final byte[] bytes, final int length)

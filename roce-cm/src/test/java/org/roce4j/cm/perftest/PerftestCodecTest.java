@@ -28,13 +28,13 @@ class PerftestCodecTest
         assertEquals(6.06, PerftestVersion.checkCompatible("6.06"));
         assertEquals(5.70, PerftestVersion.checkCompatible("5.70"));
         assertEquals(6.27, PerftestVersion.checkCompatible("6.27"));
+        // From 6.28 the peer adds the parameter negotiation only when roce4j announces 6.28 or later too.
+        assertEquals(6.29, PerftestVersion.checkCompatible("6.29"));
+        assertEquals(26.01, PerftestVersion.checkCompatible("26.01"));
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "6.28  | 6.28 is not supported",
-        "6.29  | 6.29 is not supported",
-        "26.01 | 26.01 is not supported",
         "5.60  | 5.60 is older than 5.70",
         "4.5   | 4.5 is older than 5.70",
         "6.x   | unrecognised perftest version '6.x'",

@@ -97,7 +97,7 @@ class PerftestSessionTest
     }
 
     @ParameterizedTest
-    @CsvSource({"6.28, client", "7.01, server", "26.01, client", "5.50, server"})
+    @CsvSource({"5.60, client", "5.50, server", "4.5, client"})
     void refusesAPeerVersionItDoesNotSpeakNamingIt(final String version, final String role) throws Exception
     {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
@@ -121,6 +121,101 @@ class PerftestSessionTest
                 () -> PerftestSession.open(connector(listener, client), PerftestVersion.LOCAL, TIMEOUT));
             assertTrue(ex.getMessage().contains("version " + version), ex.getMessage());
             fake.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"6.28, client", "6.29, server", "26.01, client"})
+    void aNewerPeerHearingRoce4jsVersionSkipsTheNegotiationAndGoesOnToTheRecords(final String version,
+        final String role) throws Exception
+    {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            final boolean client = "client".equals(role);
+            final byte[] peerRecord = PerftestKeyMessage.encode(dest(), true);
+            final CompletableFuture<String> fake = peer(listener, !client, (in, out) ->
+            {
+                // perftest >= 6.28 against 6.06: version, sys data, MTU, then the records (no negotiate_params).
+                final byte[][] sent = {PerftestVersion.encode(version), {0, 0, 0x10, 0}, {0, 0, 0, 0x40}, {'3', 0},
+                    peerRecord};
+                final int[] lengths = {16, 4, 4, 2, PerftestKeyMessage.LENGTH_GID};
+                for (int i = 0; i < sent.length; i++)
+                {
+                    if (client)
+                    {
+                        readN(in, lengths[i]);
+                        out.write(sent[i]);
+                    }
+                    else
+                    {
+                        out.write(sent[i]);
+                        readN(in, lengths[i]);
+                    }
+                }
+                return "";
+            });
+            final PerftestSession session = PerftestSession.open(connector(listener, client), PerftestVersion.LOCAL,
+                TIMEOUT);
+            assertEquals(version, session.peerVersion());
+            assertEquals(false, session.negotiates());
+            session.exchangeSysData(PerftestSysData.DEFAULT);
+            assertEquals(3, session.exchangeMtu(3));
+            assertEquals(dest(), session.exchangeDests(new PerftestDest[] {dest()})[0]);
+            assertEquals("", fake.get(10, TimeUnit.SECONDS));
+            session.close();
+        }
+    }
+
+    @ParameterizedTest(name = "server verb {0}")
+    @CsvSource(delimiter = '|', value = {"2 | ", "4 | verb mismatch: local=WRITE, remote=READ"})
+    void twoSidesAnnouncing629NegotiateAndNameTheFirstMismatch(final int serverVerb, final String mismatch)
+        throws Exception
+    {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            final CompletableFuture<String> server = CompletableFuture.supplyAsync(() ->
+            {
+                try (PerftestSession session = PerftestSession.open(connector(listener, false), "6.29", TIMEOUT))
+                {
+                    return negotiateAfterMtu(session, serverVerb);
+                }
+                catch (final IOException ex)
+                {
+                    return ex.getMessage();
+                }
+            });
+            final String clientOutcome;
+            try (PerftestSession session = PerftestSession.open(connector(listener, true), "6.29", TIMEOUT))
+            {
+                assertTrue(session.negotiates());
+                clientOutcome = negotiateAfterMtu(session, 2);
+            }
+            final String serverOutcome = server.get(10, TimeUnit.SECONDS);
+            if (null == mismatch)
+            {
+                assertEquals("max_qp_rd_atom 16", clientOutcome);
+                assertEquals("max_qp_rd_atom 16", serverOutcome);
+            }
+            else
+            {
+                assertEquals(mismatch + "\n Failed to negotiate parameters", clientOutcome);
+                assertEquals("verb mismatch: local=READ, remote=WRITE\n Failed to negotiate parameters",
+                    serverOutcome);
+            }
+        }
+    }
+
+    private static String negotiateAfterMtu(final PerftestSession session, final int verb) throws IOException
+    {
+        session.exchangeSysData(PerftestSysData.DEFAULT);
+        session.exchangeMtu(3);
+        try
+        {
+            return "max_qp_rd_atom " + session.negotiate(PerftestNegotiationTest.writeBw(verb)).maxQpRdAtom();
+        }
+        catch (final OobProtocolException ex)
+        {
+            return ex.getMessage();
         }
     }
 
