@@ -104,9 +104,7 @@ class DevinfoCommandTest
         final List<String> expectedGids = new ArrayList<>();
         final int gidTblLen;
         try (MemoryFabric fabric = new MemoryFabric();
-            RdmaDevice device = RdmaDevice.open(fabric.attach(LinkAddress.of(DevinfoCommand.MEMORY_MAC,
-                DevinfoCommand.MEMORY_IP), DevinfoCommand.MEMORY_MTU), DeviceOptions.invoker()
-                .progressGroup(new ProgressGroup())))
+            RdmaDevice device = sameDevice(fabric))
         {
             gidTblLen = device.queryPort().gidTblLen();
             for (int i = 0; i < gidTblLen; i++)
@@ -143,9 +141,7 @@ class DevinfoCommandTest
     {
         final List<String> names = new ArrayList<>();
         try (MemoryFabric fabric = new MemoryFabric();
-            RdmaDevice device = RdmaDevice.open(fabric.attach(LinkAddress.of(DevinfoCommand.MEMORY_MAC,
-                DevinfoCommand.MEMORY_IP), DevinfoCommand.MEMORY_MTU), DeviceOptions.invoker()
-                .progressGroup(new ProgressGroup())))
+            RdmaDevice device = sameDevice(fabric))
         {
             device.counters().forEach((name, value) -> names.add(name));
         }
@@ -159,6 +155,13 @@ class DevinfoCommandTest
             assertTrue(line.matches("\t\t" + names.get(i).replace(".", "\\.") + ":\t+0"), line);
             assertEquals(valueColumn, expandTabs(line.substring(0, line.length() - 1)).length(), line);
         }
+    }
+
+    /** A device like the one devinfo opens on --link memory: same address and MTU, on a fabric of its own. */
+    private static RdmaDevice sameDevice(final MemoryFabric fabric)
+    {
+        return RdmaDevice.open(fabric.attach(LinkAddress.of(DevinfoCommand.MEMORY_MAC, DevinfoCommand.MEMORY_IP),
+            DevinfoCommand.MEMORY_MTU), DeviceOptions.invoker().progressGroup(new ProgressGroup()));
     }
 
     private static String expandTabs(final String text)
