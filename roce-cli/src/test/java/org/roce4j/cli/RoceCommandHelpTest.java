@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping");
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "devinfo");
 
     @Test
     void theTopLevelHelpNamesEverySubcommandAndCutsNoSummaryShort()
@@ -46,7 +46,7 @@ class RoceCommandHelpTest
     {
         final String[] forms = LinkSpecs.FORMS.split(" \\| ");
         assertEquals(4, forms.length);
-        for (final String name : List.of("pingpong", "perf", "rping"))
+        for (final String name : List.of("pingpong", "perf", "rping", "devinfo"))
         {
             final Cli.Result result = Cli.run(name, "--help");
             assertEquals(0, result.exitCode(), name);

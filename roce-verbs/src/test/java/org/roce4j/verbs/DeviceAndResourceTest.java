@@ -1,6 +1,8 @@
 package org.roce4j.verbs;
 
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -281,5 +283,17 @@ class DeviceAndResourceTest
         assertTrue(described.contains("transport.acks_received 1\n"), described);
         assertTrue(described.contains("link.frames_sent 1\n"), described);
         assertFalse(described.contains(" 0\n"), "only non-zero counters: " + described);
+
+        // forEach visits every counter, zeros too, under the names describe() gives.
+        final Map<String, Long> all = new LinkedHashMap<>();
+        counters.forEach(all::put);
+        assertEquals(TransportCounter.values().length + FrameStatus.values().length + LinkCounter.values().length,
+            all.size());
+        assertEquals(1L, all.get("transport.send_completions"));
+        assertEquals(0L, all.get("transport.ghost_responses"));
+        assertEquals("transport.", all.keySet().iterator().next().substring(0, "transport.".length()));
+        final StringBuilder nonZero = new StringBuilder();
+        all.forEach((name, value) -> nonZero.append(0 == value ? "" : name + " " + value + "\n"));
+        assertEquals(described, nonZero.toString());
     }
 }
