@@ -190,7 +190,7 @@ final class CongestionPoints
 
     /**
      * @param qp a QP.
-     * @return its rate state now.
+     * @return its rate state at the clock's time (which may be ahead of the last duty cycle's).
      */
     QpRate rate(final QpContext qp)
     {
@@ -200,7 +200,7 @@ final class CongestionPoints
             final long line = config.lineRateBps();
             return new QpRate(false, line, line, 0, 0, 0);
         }
-        cc.reactionPoint.advance(engine.nowNs());
+        cc.reactionPoint.advance(Math.max(engine.nowNs(), engine.clock().nanoTime()));
         return cc.reactionPoint.snapshot();
     }
 
