@@ -8,6 +8,7 @@ import org.roce4j.transport.QpCapabilities;
 import org.roce4j.transport.QpState;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.WrOpcode;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.engine.QpContext;
 import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.engine.SendQueue;
@@ -342,6 +343,19 @@ public final class QueuePair
             return null;
         });
         return out;
+    }
+
+    /**
+     * Read the QP's congestion-control state: with DCQCN ({@code EngineConfig.congestionControl}), whether a rate
+     * limiter holds it since a CNP, its current rate (what the pacer holds it to) and target rate, and alpha; without
+     * a limiter, the line rate. ConnectX shows these only in firmware dumps; roce4j lets users read them.
+     *
+     * @return a snapshot at the engine clock's time.
+     */
+    public QpRate queryRate()
+    {
+        checkAlive();
+        return device.control(() -> engine.qpRate(context));
     }
 
     /**

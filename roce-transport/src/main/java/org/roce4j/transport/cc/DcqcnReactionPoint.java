@@ -11,7 +11,7 @@ import org.roce4j.transport.cc.CongestionControl.Param;
  * trace is exact and repeatable.
  *
  * <p>State: no rate limiter until the first CNP (the QP sends at line rate); then current rate Rc, target rate Rt
- * (bits per second), alpha (0..1023, fixed point with 10 fractional bits), the timer and byte-counter stage counts T
+ * (bits per second), alpha (0..1023, fixed point with 10 fractional bits, updated with 10 more), the timer and byte-counter stage counts T
  * and BC, and three periodic events on a grid that starts at the first CNP or the last decrease.
  * <ol>
  *   <li><b>First CNP</b>: a limiter is allocated: Rc = Rt = {@code rate_to_set_on_first_cnp} (0: line rate), alpha =
@@ -24,9 +24,12 @@ import org.roce4j.transport.cc.CongestionControl.Param;
  *   g' = (1024 - g) / 1024; capped at 1023).</li>
  *   <li><b>Rate decrease</b>, at the first check of {@code rate_reduce_monitor_period} after a CNP ("the flow rate is
  *   reduced at the beginning of the next rate_reduce_monitor_period interval to (1 - Alpha/Gd) * CurrentRate, rpg_gd
- *   given as log2(Gd)", mstflint's layout of the firmware's roce_cc_ecn parameters): Rt = Rc when
- *   {@code clamp_tgt_rate}, or when {@code clamp_tgt_rate_after_time_inc} and the timer raised the rate since the last
- *   decrease (T > 0); Rc = Rc - Rc * alpha / 2^{@code rpg_gd}, but at least Rc * {@code rpg_min_dec_fac} / 100 and at
+ *   given as log2(Gd)", mstflint's layout of the firmware's roce_cc_ecn parameters): the target rate
+ *   Rt = Rc when {@code clamp_tgt_rate}, when the byte counter raised the rate since the last decrease (BC > 0: QCN's
+ *   rule, IEEE 802.1Qau, as the DCQCN authors' ns-3 code rpr_cnm_received keeps it), or when
+ *   {@code clamp_tgt_rate_after_time_inc} and the timer raised it (T > 0: "the target rate should be updated if the
+ *   transmission rate was increased due to the timer, and not only due to the byte counter", mstflint); otherwise Rt
+ *   stays. Then Rc = Rc - Rc * alpha / 2^{@code rpg_gd}, but at least Rc * {@code rpg_min_dec_fac} / 100 and at
  *   least {@code rpg_min_rate}; T = BC = 0, byte counter cleared, increase timer restarted.</li>
  *   <li><b>Rate increase</b>, at each expiry of the timer ({@code rpg_time_reset}) and each {@code rpg_byte_reset}
  *   bytes sent (0: no byte counter). The stage follows the paper's rule on the counts before this event, F =
@@ -52,6 +55,8 @@ public final class DcqcnReactionPoint
 {
     /** Alpha's scale: 10 fractional bits (NVIDIA: "fixed point with 10 bits in the fraction part"). */
     public static final int ALPHA_ONE = 1024;
+    /** Fractional bits alpha keeps beyond the 10 it shows: its EWMA does not stall on rounding. */
+    static final int ALPHA_EXTRA_BITS = 10;
     /** The largest alpha. */
     public static final int ALPHA_MAX = ALPHA_ONE - 1;
     private static final long NS_PER_US = 1_000L;
@@ -77,7 +82,8 @@ public final class DcqcnReactionPoint
     private boolean limited;
     private long currentBps;
     private long targetBps;
-    private int alpha;
+    /** Alpha with {@link #ALPHA_EXTRA_BITS} more fractional bits than {@link #alpha()} shows. */
+    private long alphaFine;
     private boolean alphaCnp;
     private boolean decreaseCnp;
     private int timeStage;
@@ -127,7 +133,7 @@ public final class DcqcnReactionPoint
             limited = true;
             currentBps = firstRateBps;
             targetBps = firstRateBps;
-            alpha = initialAlpha;
+            alphaFine = (long)initialAlpha << ALPHA_EXTRA_BITS;
             alphaCnp = false;
             decreaseCnp = true;
             timeStage = 0;
@@ -172,7 +178,7 @@ public final class DcqcnReactionPoint
     {
         while (limited)
         {
-            if (nextAlphaNs <= nowNs && !alphaCnp && 0 == alpha)
+            if (nextAlphaNs <= nowNs && !alphaCnp && 0 == alphaFine)
             {
                 // Alpha stays 0 without CNPs: skip the updates, keeping their grid.
                 nextAlphaNs = gridAfter(nextAlphaNs, alphaPeriodNs, nowNs);
@@ -212,20 +218,25 @@ public final class DcqcnReactionPoint
 
     private void updateAlpha()
     {
-        // NVIDIA: with a CNP alpha = (g/1024) * alpha + (1024 - g); without alpha = (g/1024) * alpha.
-        final int decayed = (int)(((long)g * alpha) >> 10);
-        alpha = alphaCnp ? Math.min(ALPHA_MAX, decayed + (ALPHA_ONE - g)) : decayed;
+        // NVIDIA: with a CNP alpha = (g/1024) * alpha + (1024 - g); without alpha = (g/1024) * alpha. Computed with
+        // ALPHA_EXTRA_BITS more fractional bits: at 10 bits the floor of g * alpha / 1024 takes at least one unit
+        // per update (5/1024 of alpha is below one unit for alpha < 205), so alpha fell to 0 unless a CNP came in one
+        // update of every six, and DCQCN stopped cutting (an incast of 4 flows sat at the buffer). HPCC's model keeps
+        // alpha as a double.
+        final long decayed = ((long)g * alphaFine) >> 10;
+        alphaFine = alphaCnp ? Math.min((long)ALPHA_MAX << ALPHA_EXTRA_BITS,
+            decayed + ((long)(ALPHA_ONE - g) << ALPHA_EXTRA_BITS)) : decayed;
         alphaCnp = false;
     }
 
     private void decrease(final long nowNs)
     {
         decreaseCnp = false;
-        if (clampTarget || (clampAfterTimeIncrease && timeStage > 0))
+        if (clampTarget || byteStage > 0 || (clampAfterTimeIncrease && timeStage > 0))
         {
             targetBps = currentBps;
         }
-        final long cut = currentBps - ((currentBps * alpha) >> gd);
+        final long cut = currentBps - ((currentBps * alpha()) >> gd);
         final long floor = Math.max(currentBps * minDecFactorPercent / 100, minRateBps);
         currentBps = Math.min(currentBps, Math.max(cut, floor));
         timeStage = 0;
@@ -266,12 +277,21 @@ public final class DcqcnReactionPoint
         limited = false;
         currentBps = 0;
         targetBps = 0;
-        alpha = 0;
+        alphaFine = 0;
         alphaCnp = false;
         decreaseCnp = false;
         nextAlphaNs = Long.MAX_VALUE;
         nextDecreaseNs = Long.MAX_VALUE;
         nextIncreaseNs = Long.MAX_VALUE;
+    }
+
+    /**
+     * @return when the timer raises the rate next (engine clock), or Long.MAX_VALUE: a pacer waiting for a slow
+     *     rate's next packet wakes then to take the new rate.
+     */
+    public long nextTimerIncreaseNs()
+    {
+        return limited ? nextIncreaseNs : Long.MAX_VALUE;
     }
 
     /**
@@ -303,7 +323,7 @@ public final class DcqcnReactionPoint
      */
     public int alpha()
     {
-        return alpha;
+        return (int)(alphaFine >> ALPHA_EXTRA_BITS);
     }
 
     /**
@@ -343,6 +363,6 @@ public final class DcqcnReactionPoint
      */
     public QpRate snapshot()
     {
-        return new QpRate(limited, currentRateBps(), targetRateBps(), alpha, timeStage, byteStage);
+        return new QpRate(limited, currentRateBps(), targetRateBps(), alpha(), timeStage, byteStage);
     }
 }

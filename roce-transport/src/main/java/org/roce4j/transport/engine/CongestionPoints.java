@@ -152,15 +152,33 @@ final class CongestionPoints
             return true;
         }
         final long nowNs = engine.nowNs();
-        cc.reactionPoint.advance(nowNs);
-        if (!cc.reactionPoint.limited() || nowNs - cc.nextSendNs >= 0)
+        final DcqcnReactionPoint rp = cc.reactionPoint;
+        rp.advance(nowNs);
+        if (!rp.limited())
         {
             return true;
         }
-        if (!cc.pacerArmed)
+        final long rateBps = rp.currentRateBps();
+        if (rateBps != cc.pacedRateBps && 0 != cc.pacedRateBps)
+        {
+            // The rate changed since the last packet: its wire time counts at the new rate (HPCC's ChangeRate), so a
+            // QP that was cut to a crawl is not held for its slow packet once the rate recovers.
+            final long txNs = txNs(cc.lastFrameBytes, rateBps);
+            cc.nextSendNs += txNs - cc.lastTxNs;
+            cc.lastTxNs = txNs;
+            cc.pacedRateBps = rateBps;
+        }
+        if (nowNs - cc.nextSendNs >= 0)
+        {
+            return true;
+        }
+        // Wait for the next packet's time, or for the timer to raise the rate if that comes first.
+        final long wakeNs = Math.min(cc.nextSendNs, rp.nextTimerIncreaseNs());
+        if (!cc.pacerArmed || wakeNs < cc.pacerWakeNs)
         {
             cc.pacerArmed = true;
-            engine.timers.arm(qp, cc.nextSendNs);
+            cc.pacerWakeNs = wakeNs;
+            engine.timers.arm(qp, wakeNs);
         }
         return false;
     }
@@ -182,10 +200,19 @@ final class CongestionPoints
         final DcqcnReactionPoint rp = cc.reactionPoint;
         if (rp.limited())
         {
-            final long txNs = frameBytes * 8L * NS_PER_SECOND / rp.currentRateBps();
+            final long rateBps = rp.currentRateBps();
+            final long txNs = txNs(frameBytes, rateBps);
             cc.nextSendNs = Math.max(cc.nextSendNs, nowNs - Math.max(PACER_MAX_LAG_NS, txNs)) + txNs;
+            cc.lastTxNs = txNs;
+            cc.lastFrameBytes = frameBytes;
+            cc.pacedRateBps = rateBps;
         }
         rp.onSent(frameBytes, nowNs);
+    }
+
+    private static long txNs(final int frameBytes, final long rateBps)
+    {
+        return frameBytes * 8L * NS_PER_SECOND / rateBps;
     }
 
     /**

@@ -18,8 +18,16 @@ final class QpCongestion
     long lastCnpSentNs;
     /** The pacer's time for the QP's next packet while it is rate limited (engine clock). */
     long nextSendNs;
-    /** The QP waits for {@link #nextSendNs} with a timer entry ({@link QpTimers}). */
+    /** The wire time of the last packet at the rate it was paced with, ns: moved when the rate changes. */
+    long lastTxNs;
+    /** Length of the last packet sent, bytes. */
+    int lastFrameBytes;
+    /** The rate {@link #nextSendNs} was computed with, bits per second. */
+    long pacedRateBps;
+    /** The QP waits on its timer entry ({@link QpTimers}) until {@link #pacerWakeNs}. */
     boolean pacerArmed;
+    /** When the waiting QP looks again: its next packet's time, or the next timer increase of its rate if earlier. */
+    long pacerWakeNs;
 
     QpCongestion(final CongestionControl config)
     {

@@ -8,7 +8,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 
 /**
  * The retransmit and RNR timers of every QP (rxe's per-QP retrans_timer and rnr_nak_timer), and the DCQCN pacer's
- * wait ({@link QpCongestion#nextSendNs}), on an Agrona
+ * wait ({@link QpCongestion#pacerWakeNs}), on an Agrona
  * {@link DeadlineTimerWheel}, so a duty cycle does work in proportion to the timers that expire, not to the QPs that
  * have one armed.
  *
@@ -171,9 +171,9 @@ final class QpTimers
             fired++;
         }
         final QpCongestion cc = qp.congestion;
-        if (null != cc && cc.pacerArmed && nowNs - cc.nextSendNs >= 0)
+        if (null != cc && cc.pacerArmed && nowNs - cc.pacerWakeNs >= 0)
         {
-            // The pacer's wait ended (CongestionPoints.maySend): the requester may send again.
+            // The pacer's wait ended (CongestionPoints.maySend): the requester looks again.
             cc.pacerArmed = false;
             engine.schedule(qp);
             fired++;
@@ -201,9 +201,9 @@ final class QpTimers
             next = qp.req.rnrDeadlineNs;
         }
         final QpCongestion cc = qp.congestion;
-        if (null != cc && cc.pacerArmed && cc.nextSendNs < next)
+        if (null != cc && cc.pacerArmed && cc.pacerWakeNs < next)
         {
-            next = cc.nextSendNs;
+            next = cc.pacerWakeNs;
         }
         return next;
     }

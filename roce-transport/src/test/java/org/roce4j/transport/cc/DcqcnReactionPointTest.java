@@ -13,9 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 1019, alpha period 1 µs, decrease period 4 µs, rpg_gd 11, rpg_min_dec_fac 50, rpg_threshold 1, rpg_ai_rate 5 Mb/s,
  * rpg_hai_rate 50 Mb/s).
  *
- * <p>Alpha without CNPs, from 1023, one update per µs: a' = floor(1019 * a / 1024):
- * 1019 * 1023 = 1042437, / 1024 = 1018.0 -> 1018; 1019 * 1018 = 1037342 -> 1013; 1019 * 1013 = 1032247 -> 1008;
- * 1019 * 1008 = 1027152 -> 1003. So the first decrease (at 4 µs, after that µs's alpha update) uses alpha 1003:
+ * <p>Alpha is kept in 1/2^20 (A = 1024 * a) and shown in 1/1024 (a = floor(A / 1024)); without CNPs, from
+ * A = 1023 * 1024 = 1047552, one update per µs: A' = floor(1019 * A / 1024): 1042437 (a 1018), 1037346 (1013),
+ * 1032280 (1008), 1027239 (1003). A CNP adds 5 * 1024 = 5120 to the update. So the first decrease (at 4 µs, after
+ * that µs's alpha update) uses alpha 1003:
  * Rc = 4e9 - floor(4e9 * 1003 / 2048) = 4e9 - 1958984375 = 2041015625 (above the 50 % floor, 2e9).
  */
 class DcqcnReactionPointTest
@@ -62,14 +63,15 @@ class DcqcnReactionPointTest
         final DcqcnReactionPoint rp = rp("");
         rp.onCnp(0);
         rp.advance(US);
-        assertEquals(1018, rp.alpha(), "floor(1019 * 1023 / 1024)");
+        assertEquals(1018, rp.alpha(), "A = floor(1019 * 1047552 / 1024) = 1042437");
         rp.advance(2 * US);
-        assertEquals(1013, rp.alpha(), "floor(1019 * 1018 / 1024)");
-        // A CNP in (2, 3]: the update at 3 µs adds 1024 - 1019 = 5: floor(1019 * 1013 / 1024) + 5 = 1008 + 5.
+        assertEquals(1013, rp.alpha(), "A = floor(1019 * 1042437 / 1024) = 1037346");
+        // A CNP in (2, 3]: the update at 3 µs adds (1024 - 1019) * 1024: floor(1019 * 1037346 / 1024) + 5120 =
+        // 1032280 + 5120 = 1037400 (a 1013).
         rp.onCnp(2 * US + 500);
         rp.advance(3 * US);
         assertEquals(1013, rp.alpha());
-        // No CNP in (3, 4]: floor(1019 * 1013 / 1024) = 1008.
+        // No CNP in (3, 4]: floor(1019 * 1037400 / 1024) = 1032334 (a 1008).
         rp.advance(4 * US);
         assertEquals(1008, rp.alpha());
     }
@@ -77,19 +79,52 @@ class DcqcnReactionPointTest
     @Test
     void alphaDecaysToZeroAndACnpRaisesItByOneMinusG()
     {
-        // From 1023, 466 updates without CNPs reach 0 (the 465th leaves 1): floor(1019 * 1 / 1024) = 0.
+        // From A = 1047552, repeated A' = floor(1019 * A / 1024) (a Python loop over the 10 000 updates): A falls below
+        // 2048 (a = 1) at the 1265th update and below 1024 (a = 0) at the 1397th; it reaches 0 itself at the 1862nd
+        // (below 205 each update takes exactly 1). At 10 fractional bits alpha would have stalled at 0 after 466.
         final DcqcnReactionPoint rp = rp(",rpg_time_reset=131071");
         rp.onCnp(0);
-        rp.advance(465 * US);
+        rp.advance(1396 * US);
         assertEquals(1, rp.alpha());
-        rp.advance(466 * US);
+        rp.advance(1397 * US);
         assertEquals(0, rp.alpha());
         rp.advance(10_000 * US);
         assertEquals(0, rp.alpha(), "stays 0 without CNPs");
-        // A CNP in (10000, 10001]: alpha = floor(1019 * 0 / 1024) + 5 = 5.
+        // A CNP in (10000, 10001]: A = floor(1019 * 0 / 1024) + 5120 = 5120, alpha 5.
         rp.onCnp(10_000 * US + 1);
         rp.advance(10_001 * US);
         assertEquals(5, rp.alpha());
+    }
+
+    @Test
+    void alphaHoldsTheShareOfUpdatesWithACnp()
+    {
+        // One CNP every 12 µs: the EWMA's fixed point is 1024 / 12 = 85.3 (alpha = (1 - g') alpha + g' x, x the share
+        // of updates with a CNP). At 10 fractional bits each update would take at least 1 and the CNP's 5 could not
+        // hold it: alpha would be 0 most of the time. Over the last CNP period alpha goes from its peak (after the CNP
+        // update) down 11 updates: between 1024 / 12 * (1 -/+ 11 * 5 / 1024 / 2) roughly, 83..88.
+        final DcqcnReactionPoint rp = rp(",rpg_time_reset=131071");
+        rp.onCnp(0);
+        for (long t = 12; t <= 6000; t += 12)
+        {
+            rp.onCnp(t * US - 500);
+            rp.advance(t * US);
+        }
+        assertTrue(rp.alpha() >= 80 && rp.alpha() <= 90, "alpha " + rp.alpha());
+    }
+
+    @Test
+    void theNextTimerIncreaseIsRpgTimeResetAfterTheLastDecrease()
+    {
+        // The pacer wakes then to take the raised rate. No limiter: never; a CNP at 0, the decrease at 4 µs restarts
+        // the timer: 4 + 300 µs; that increase moves it on by 300 µs.
+        final DcqcnReactionPoint rp = rp("");
+        assertEquals(Long.MAX_VALUE, rp.nextTimerIncreaseNs());
+        rp.onCnp(0);
+        rp.advance(4 * US);
+        assertEquals(304 * US, rp.nextTimerIncreaseNs());
+        rp.advance(304 * US);
+        assertEquals(604 * US, rp.nextTimerIncreaseNs());
     }
 
     @Test
@@ -233,33 +268,63 @@ class DcqcnReactionPointTest
     }
 
     @Test
-    void targetRateClampsOnlyAfterATimerIncreaseByDefault()
+    void withoutAnIncreaseSinceTheLastDecreaseTheTargetStays()
     {
-        // Byte-counter increase only (T = 0): a CNP at 20 µs decreases at the next check, 24 µs, without touching
-        // Rt. Alpha: 923 at 20 µs; the update at 21 µs has the CNP: floor(1019 * 923 / 1024) + 5 = 918 + 5 = 923;
-        // then 918, 913, 908 at 24 µs. Rc = 3020507813 - floor(3020507813 * 908 / 2048) = 1681337357.
-        final DcqcnReactionPoint bytes = rp(",rpg_byte_reset=1000,rpg_time_reset=1000");
-        bytes.onCnp(0);
-        bytes.advance(4 * US);
-        bytes.onSent(1000, 10 * US);
-        assertEquals(3_020_507_813L, bytes.currentRateBps());
-        bytes.onCnp(20 * US);
-        bytes.advance(24 * US);
-        assertEquals(1_681_337_357L, bytes.currentRateBps());
-        assertEquals(4_000_000_000L, bytes.targetRateBps(), "no timer increase since the last decrease: Rt stays");
+        // CNP at 5 µs, after the first decrease (4 µs) and before any increase: the decrease at 8 µs keeps Rt = 4e9.
+        // Alpha: 1003 at 4 µs, 998 at 5 (the update before the CNP counts), 6 µs with the CNP (+ 5120 to A): 998,
+        // 7 µs 993, 8 µs 988 (A as in the class comment).
+        // Rc = 2041015625 - floor(2041015625 * 988 / 2048) = 1056385041 (above 50 %: 1020507812).
+        final DcqcnReactionPoint rp = rp("");
+        rp.onCnp(0);
+        rp.onCnp(5 * US);
+        rp.advance(8 * US);
+        assertEquals(4_000_000_000L, rp.targetRateBps());
+        assertEquals(1_056_385_041L, rp.currentRateBps());
+        assertEquals(988, rp.alpha());
+    }
 
-        // Timer increase (T = 1 at 104 µs, Rc 3020507813), CNP at 110 µs, decrease at 112 µs with alpha 559
-        // (1023 decayed over 112 updates, +5 at 111): Rt = Rc = 3020507813 first, then
-        // Rc = 3020507813 - floor(3020507813 * 559 / 2048) = 2196062566.
-        final DcqcnReactionPoint timer = rp(",rpg_byte_reset=0,rpg_time_reset=100");
-        timer.onCnp(0);
-        timer.advance(104 * US);
-        assertEquals(3_020_507_813L, timer.currentRateBps());
-        timer.onCnp(110 * US);
-        timer.advance(112 * US);
-        assertEquals(3_020_507_813L, timer.targetRateBps(), "clamped: a timer increase happened");
-        assertEquals(2_196_062_566L, timer.currentRateBps());
-        assertEquals(559, timer.alpha());
+    @Test
+    void aByteCounterIncreaseClampsTheTargetAsQcnDoes()
+    {
+        // Byte-counter increase (BC = 1, Rc 3020507813), CNP at 20 µs, decrease at the next check, 24 µs: Rt = Rc =
+        // 3020507813 first. Alpha (A as in the class comment, 20 updates from 1047552): 927 at 20 µs; the update at
+        // 21 µs adds the CNP's 5120, then three without: 914 at 24 µs.
+        // Rc = 3020507813 - floor(3020507813 * 914 / 2048) = 1672488213.
+        final DcqcnReactionPoint rp = rp(",rpg_byte_reset=1000,rpg_time_reset=1000");
+        rp.onCnp(0);
+        rp.advance(4 * US);
+        rp.onSent(1000, 10 * US);
+        assertEquals(3_020_507_813L, rp.currentRateBps());
+        rp.onCnp(20 * US);
+        rp.advance(24 * US);
+        assertEquals(3_020_507_813L, rp.targetRateBps());
+        assertEquals(1_672_488_213L, rp.currentRateBps());
+    }
+
+    @Test
+    void aTimerIncreaseClampsTheTargetOnlyWithClampTgtRateAfterTimeInc()
+    {
+        // Timer increase (T = 1 at 104 µs, Rc 3020507813), CNP at 110 µs, decrease at 112 µs with alpha 596 (A from
+        // 1047552 over 112 updates, + 5120 at 111; 597 at 110): Rc = 3020507813 - floor(3020507813 * 596 / 2048) =
+        // 2141492844.
+        // clamp_tgt_rate_after_time_inc = 1 (the default): Rt = Rc = 3020507813 before the cut.
+        final DcqcnReactionPoint clamped = rp(",rpg_byte_reset=0,rpg_time_reset=100");
+        clamped.onCnp(0);
+        clamped.advance(104 * US);
+        assertEquals(3_020_507_813L, clamped.currentRateBps());
+        clamped.onCnp(110 * US);
+        clamped.advance(112 * US);
+        assertEquals(3_020_507_813L, clamped.targetRateBps());
+        assertEquals(2_141_492_844L, clamped.currentRateBps());
+        assertEquals(596, clamped.alpha());
+        // clamp_tgt_rate_after_time_inc = 0: the same cut, Rt stays 4e9.
+        final DcqcnReactionPoint free = rp(",rpg_byte_reset=0,rpg_time_reset=100,clamp_tgt_rate_after_time_inc=0");
+        free.onCnp(0);
+        free.advance(104 * US);
+        free.onCnp(110 * US);
+        free.advance(112 * US);
+        assertEquals(4_000_000_000L, free.targetRateBps());
+        assertEquals(2_141_492_844L, free.currentRateBps());
     }
 
     @Test

@@ -9,7 +9,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * wire. Single-threaded; no allocation after construction.
  *
  * <pre>
- *   record (8-byte aligned): | time ns (8) | frame length (4) | unused (4) | frame ... | pad to 8 |
+ *   record (8-byte aligned): | time ns (8) | frame length (4) | tag (4) | frame ... | pad to 8 |
  * </pre>
  * A record never wraps: when the end of the ring has no room for it, a wrap marker (length -1) or, with fewer than 16
  * bytes left, nothing, sends the reader back to the start.
@@ -22,6 +22,7 @@ final class FrameFifo
     /** Bytes in front of every frame. */
     static final int HEADER_LENGTH = 16;
     private static final int LENGTH_OFFSET = 8;
+    private static final int TAG_OFFSET = 12;
     private static final int WRAP = -1;
 
     private final UnsafeBuffer buffer;
@@ -90,8 +91,9 @@ final class FrameFifo
      *
      * @param timeNs what the frame's time means is the owner's (due, arrival, enqueue).
      * @param length the frame's length, at most the reserved length.
+     * @param tag    the owner's: the number of the port the frame came from.
      */
-    void commit(final long timeNs, final int length)
+    void commit(final long timeNs, final int length, final int tag)
     {
         if (reservedOffset < 0 || length < 1 || length > reservedLength)
         {
@@ -99,6 +101,7 @@ final class FrameFifo
         }
         buffer.putLong(reservedOffset, timeNs);
         buffer.putInt(reservedOffset + LENGTH_OFFSET, length);
+        buffer.putInt(reservedOffset + TAG_OFFSET, tag);
         tail += recordLength(length);
         reservedOffset = -1;
         count++;
@@ -120,9 +123,10 @@ final class FrameFifo
      * @param source holding the frame.
      * @param index  where it starts.
      * @param length its length.
+     * @param tag    the owner's.
      * @return false when the ring has no room.
      */
-    boolean offer(final long timeNs, final UnsafeBuffer source, final int index, final int length)
+    boolean offer(final long timeNs, final UnsafeBuffer source, final int index, final int length, final int tag)
     {
         final int at = reserve(length);
         if (at < 0)
@@ -130,7 +134,7 @@ final class FrameFifo
             return false;
         }
         buffer.putBytes(at, source, index, length);
-        commit(timeNs, length);
+        commit(timeNs, length, tag);
         return true;
     }
 
@@ -167,6 +171,14 @@ final class FrameFifo
     int headLength()
     {
         return buffer.getInt(headOffset() + LENGTH_OFFSET);
+    }
+
+    /**
+     * @return the head frame's tag; only when not empty.
+     */
+    int headTag()
+    {
+        return buffer.getInt(headOffset() + TAG_OFFSET);
     }
 
     /**

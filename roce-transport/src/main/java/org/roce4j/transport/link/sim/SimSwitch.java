@@ -66,6 +66,8 @@ public final class SimSwitch
     public static final int DEFAULT_HOST_QUEUE_FRAMES = 32;
     /** Default interval between queue-length samples: 10 µs. */
     public static final long DEFAULT_SAMPLE_INTERVAL_NS = 10_000;
+    /** Most ports a switch has. */
+    public static final int MAX_PORTS = 64;
     /** Bytes a host's receive queue holds for frames its engine has not polled yet. */
     static final int HOST_RX_BYTES = 1 << 20;
     private static final long NS_PER_SECOND = 1_000_000_000L;
@@ -134,6 +136,10 @@ public final class SimSwitch
         if (mtu < 68 || mtu > 0xFFFF)
         {
             throw new IllegalArgumentException("MTU " + mtu + " is outside 68..65535");
+        }
+        if (ports.size() >= MAX_PORTS)
+        {
+            throw new IllegalStateException("a switch has at most " + MAX_PORTS + " ports");
         }
         if (byIpv4.containsKey(address.ipv4()))
         {
@@ -254,7 +260,8 @@ public final class SimSwitch
             // The switch owns layer 2: the frame leaves with its destination host's MAC.
             frame.putInt(index, (int)(to.address().mac() >>> 16), BIG_ENDIAN);
             frame.putShort(index + 4, (short)to.address().mac(), BIG_ENDIAN);
-            if (to.queue.frameBytes() + length > bufferBytes || !to.queue.offer(timeNs, frame, index, length))
+            if (to.queue.frameBytes() + length > bufferBytes ||
+                !to.queue.offer(timeNs, frame, index, length, from.number()))
             {
                 to.switchCounters.increment(SwitchCounter.TAIL_DROPS);
                 to.switchCounters.add(SwitchCounter.TAIL_DROP_BYTES, length);
@@ -281,10 +288,11 @@ public final class SimSwitch
         }
         final long doneNs = startNs + txNs(length);
         port.portFreeNs = doneNs;
-        if (!port.down.offer(doneNs + propagationDelayNs, frame, index, length))
+        if (!port.down.offer(doneNs + propagationDelayNs, frame, index, length, queue.headTag()))
         {
             port.switchCounters.increment(SwitchCounter.HOST_RX_DROPS);
         }
+        port.forwardedBySource[queue.headTag()] += length;
         port.switchCounters.increment(SwitchCounter.FRAMES_FORWARDED);
         port.switchCounters.add(SwitchCounter.BYTES_FORWARDED, length);
         queue.pop();
@@ -402,6 +410,32 @@ public final class SimSwitch
         }
         sampleCount++;
         nextSampleNs += sampleIntervalNs;
+    }
+
+    /**
+     * @return the earliest time something is due in the switch after the last {@link #advance}: a frame reaching the
+     *     switch, leaving an output queue or reaching a host; Long.MAX_VALUE when nothing is in flight. A driver of
+     *     simulated time jumps the clock there when its engines are idle. Looks at every port.
+     */
+    public long nextEventNs()
+    {
+        long next = Long.MAX_VALUE;
+        for (final SwitchPort port : portArray)
+        {
+            if (!port.up.isEmpty())
+            {
+                next = Math.min(next, port.up.headTime());
+            }
+            if (!port.queue.isEmpty())
+            {
+                next = Math.min(next, Math.max(port.portFreeNs, port.queue.headTime()));
+            }
+            if (!port.down.isEmpty())
+            {
+                next = Math.min(next, port.down.headTime());
+            }
+        }
+        return next;
     }
 
     /**

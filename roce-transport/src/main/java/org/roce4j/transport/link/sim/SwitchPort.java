@@ -31,6 +31,8 @@ public final class SwitchPort implements Link
     final FrameFifo queue;
     final FrameFifo down;
     final SwitchCounters switchCounters = new SwitchCounters();
+    /** Bytes the output queue sent toward this host, by the number of the port they came from. */
+    final long[] forwardedBySource = new long[SimSwitch.MAX_PORTS];
     long portFreeNs;
     long maxQueueBytes;
 
@@ -160,7 +162,7 @@ public final class SwitchPort implements Link
         final long startNs = Math.max(nowNs, nicFreeNs);
         nicFreeNs = startNs + sw.txNs(length);
         final long arrivalNs = nicFreeNs + sw.propagationDelayNs();
-        up.commit(arrivalNs, length);
+        up.commit(arrivalNs, length, number);
         sw.scheduled(arrivalNs);
         counters.increment(LinkCounter.FRAMES_SENT);
         counters.add(LinkCounter.BYTES_SENT, length);
@@ -246,6 +248,16 @@ public final class SwitchPort implements Link
     public long queueBytes()
     {
         return queue.frameBytes();
+    }
+
+    /**
+     * @param sourcePort a port's {@link #number()}.
+     * @return bytes of the frames from that port that this port's output queue sent toward its host (a flow's
+     *     throughput at the bottleneck, retransmissions included).
+     */
+    public long forwardedBytesFrom(final int sourcePort)
+    {
+        return forwardedBySource[sourcePort];
     }
 
     /**

@@ -268,6 +268,46 @@ class SimSwitchTest
         assertEquals(List.of(0, 0, 1, 2, 3, 2, 1, 0, 0, 0, 0), toFrames(samples));
     }
 
+    @Test
+    void nextEventIsTheNextArrivalDepartureOrDelivery()
+    {
+        // One frame from A to B at t = 0: it reaches the switch at 2 µs; the switch sends it 2..3 µs and it reaches
+        // B at 4 µs (the class comment's timing); then nothing is in flight.
+        final SimSwitch sw = builder().build();
+        final SwitchPort a = sw.attach(A, 1500);
+        final SwitchPort b = sw.attach(B, 1500);
+        clock.update(0);
+        sw.advance(0);
+        assertEquals(Long.MAX_VALUE, sw.nextEventNs(), "nothing in flight");
+        send(a, B, 0);
+        assertEquals(2 * US, sw.nextEventNs());
+        clock.update(2 * US);
+        sw.advance(2 * US);
+        assertEquals(4 * US, sw.nextEventNs());
+        clock.update(4 * US);
+        assertEquals(1, poll(b).size());
+        assertEquals(Long.MAX_VALUE, sw.nextEventNs());
+    }
+
+    @Test
+    void eachPortCountsTheBytesItForwardedBySourcePort()
+    {
+        // A sends two frames to B, C one: B's output queue sent 2 * FRAME from A's port and FRAME from C's.
+        final SimSwitch sw = builder().build();
+        final SwitchPort a = sw.attach(A, 1500);
+        final SwitchPort b = sw.attach(B, 1500);
+        final SwitchPort c = sw.attach(C, 1500);
+        send(a, B, 0);
+        send(a, B, 0);
+        send(c, B, 0);
+        clock.update(10 * US);
+        assertEquals(3, poll(b).size());
+        assertEquals(2L * FRAME, b.forwardedBytesFrom(a.number()));
+        assertEquals(FRAME, b.forwardedBytesFrom(c.number()));
+        assertEquals(0, b.forwardedBytesFrom(b.number()));
+        assertEquals(0, a.forwardedBytesFrom(c.number()), "nothing went to A");
+    }
+
     private static List<Integer> toFrames(final int[] bytes)
     {
         final List<Integer> frames = new ArrayList<>();
