@@ -176,6 +176,9 @@ public final class PerfCommand implements Callable<Integer>
     @Mixin
     private LinkOption link;
 
+    @Mixin
+    private CcOptions cc;
+
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
 
@@ -280,7 +283,12 @@ public final class PerfCommand implements Callable<Integer>
             return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, Duration.ZERO);
         }
         // rdma_listen(num_of_qps) in perftest; here the exchange's request comes to the same listener as well.
-        final RdmaCmId listener = cm.createId().listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
+        final RdmaCmId listener = cm.createId();
+        if (cc.hasTrafficClass())
+        {
+            listener.tos(cc.trafficClass());
+        }
+        listener.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
             qps + 1);
         return () ->
         {
@@ -303,7 +311,7 @@ public final class PerfCommand implements Callable<Integer>
     private DeviceOptions deviceOptions()
     {
         final DeviceOptions options = DeviceOptions.dedicated();
-        return spin ? options : options.backoff();
+        return cc.apply(spin ? options : options.backoff());
     }
 
     private IdleStrategy idleStrategy()
@@ -330,7 +338,9 @@ public final class PerfCommand implements Callable<Integer>
             .txDepth(null == txDepth ? -1 : txDepth).rxDepth(null == rxDepth ? -1 : rxDepth)
             .cqMod(null == cqMod ? -1 : cqMod).atomicType(parseAtomic(atomicType)).reportGbits(reportGbits)
             .duplex(bidirectional).noPeak(noPeak).outReads(outReads).qpTimeout(qpTimeout).serviceLevel(sl)
-            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).build();
+            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs)
+            .trafficClass(cc.hasTrafficClass() ? cc.trafficClass() : -1).build();
+        cc.congestionControl();
         settings.resolve(org.roce4j.verbs.DeviceAttributes.MAX_QP_RD_ATOM);
         return settings;
     }
