@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CcOptionsTest
 {
-    private static final List<String> COMMANDS = List.of("pingpong", "perf", "rping");
+    private static final List<String> COMMANDS = List.of("pingpong", "perf", "rping", "incast");
 
     @Test
     void theHelpListsEveryParameterWithItsDefault()
@@ -70,7 +70,8 @@ class CcOptionsTest
     @Test
     void eachCommandParsesCcIntoItsEngineConfiguration()
     {
-        for (final Object command : List.of(new PingpongCommand(), new PerfCommand(), new RpingCommand()))
+        for (final Object command : List.of(new PingpongCommand(), new PerfCommand(), new RpingCommand(),
+            new IncastCommand()))
         {
             final String cc0 = "dcqcn,rpg_time_reset=1200,rpg_ai_rate=1,rpg_hai_rate=10";
             // perf needs its test named.
