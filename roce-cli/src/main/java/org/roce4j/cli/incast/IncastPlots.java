@@ -14,6 +14,8 @@ import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
@@ -119,6 +121,9 @@ public final class IncastPlots
             BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
         marker.setLabel(label);
         marker.setLabelPaint(color);
+        // Inside the plot at its right edge, above the line (the default centres the label on the axis, cut off).
+        marker.setLabelAnchor(RectangleAnchor.TOP_RIGHT);
+        marker.setLabelTextAnchor(TextAnchor.BOTTOM_RIGHT);
         plot.addRangeMarker(marker);
     }
 
