@@ -83,6 +83,8 @@ public final class SimSwitch
     private final int hostQueueFrames;
     private final long sampleIntervalNs;
     private final Ipv4Header ipv4 = new Ipv4Header();
+    /** Where the IP header of the frame {@link #etherType} looked at last starts (the switch is single threaded). */
+    private int ipOffset;
     private final List<SwitchPort> ports = new ArrayList<>();
     private final Int2ObjectHashMap<SwitchPort> byIpv4 = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<SwitchPort> byLinkLocal = new Long2ObjectHashMap<>();
@@ -315,15 +317,26 @@ public final class SimSwitch
         return pmax * (queuedBytes - kminBytes) / (double)(kmaxBytes - kminBytes);
     }
 
+    /**
+     * @return the frame's EtherType, past an 802.1Q tag if it has one; {@link #ipOffset} is then where its IP header
+     *     starts.
+     */
+    private int etherType(final UnsafeBuffer frame, final int index)
+    {
+        final int outer = frame.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
+        if (EthernetHeader.TPID_8021Q == outer)
+        {
+            ipOffset = index + EthernetHeader.VLAN_LENGTH;
+            return frame.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
+        }
+        ipOffset = index + EthernetHeader.LENGTH;
+        return outer;
+    }
+
     private boolean markCe(final UnsafeBuffer frame, final int index, final int length, final long behind)
     {
-        int etherType = frame.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-        int ip = index + EthernetHeader.LENGTH;
-        if (EthernetHeader.TPID_8021Q == etherType)
-        {
-            etherType = frame.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-            ip = index + EthernetHeader.VLAN_LENGTH;
-        }
+        final int etherType = etherType(frame, index);
+        final int ip = ipOffset;
         if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
         {
             final int tos = frame.getByte(ip + Ipv4Header.TOS_OFFSET) & 0xFF;
@@ -374,13 +387,8 @@ public final class SimSwitch
 
     private SwitchPort route(final UnsafeBuffer frame, final int index, final int length)
     {
-        int etherType = frame.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-        int ip = index + EthernetHeader.LENGTH;
-        if (EthernetHeader.TPID_8021Q == etherType)
-        {
-            etherType = frame.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-            ip = index + EthernetHeader.VLAN_LENGTH;
-        }
+        final int etherType = etherType(frame, index);
+        final int ip = ipOffset;
         if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
         {
             return byIpv4.get(frame.getInt(ip + Ipv4Header.DESTINATION_OFFSET, BIG_ENDIAN));
