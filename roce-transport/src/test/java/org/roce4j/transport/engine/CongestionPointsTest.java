@@ -263,4 +263,45 @@ class CongestionPointsTest
         assertTrue(sends.get(63)[0] - startNs > 40_000, "took " + (sends.get(63)[0] - startNs) + " ns");
         assertTrue(pair.a.counters().get(TransportCounter.PACKETS_SENT) >= 64);
     }
+    @Test
+    void aPacketWaitingAtASlowRateLeavesWhenTheTimerRaisesTheRate()
+    {
+        // rate_to_set_on_first_cnp 4000 Mb/s, rpg_gd 10, rpg_min_dec_fac 1, no byte counter: a CNP at t0, the
+        // decrease at t0 + 4 µs with alpha 1003: Rc = 4e9 - floor(4e9 * 1003 / 2^10) = 82031250 bit/s (above the 1 %
+        // floor, 40e6), Rt stays 4e9. A 1098-byte packet then takes floor(1098 * 8e9 / 82031250) = 107081 ns. The
+        // timer raises the rate at t0 + 304 µs (rpg_time_reset 300 after the decrease): fast recovery, Rc =
+        // (4e9 + 82031250 + 1) / 2 = 2041015625, 4303 ns a packet. The packet waiting for its slow slot leaves then,
+        // not at its old time, and the rest follow at the new rate.
+        final EnginePair pair = pair("dcqcn,rate_to_set_on_first_cnp=4000,rpg_gd=10,rpg_min_dec_fac=1," +
+            "rpg_byte_reset=0");
+        final EnginePair.Connection c = pair.connect(QpType.RC, Mtu.MTU_1024, attr -> {});
+        final long t0 = pair.clock.nanoTime();
+        pair.testLinkA().inject(Frames.cnp(EnginePair.ADDRESS_B, EnginePair.ADDRESS_A, c.qpA.qpn()));
+        pair.runUntil(() -> 1 == pair.a.counters().get(TransportCounter.RP_CNP_HANDLED), 100);
+        pair.clock.update(t0 + 4_000);
+        assertEquals(82_031_250L, pair.a.qpRate(c.qpA).currentRateBps());
+
+        final List<Long> sendNs = new ArrayList<>();
+        pair.testLinkA().dropWhen(frame ->
+        {
+            sendNs.add(pair.clock.nanoTime());
+            return false;
+        });
+        final MemoryRegionEntry local = EnginePair.register(pair.a, 16 * 1024, ALL);
+        final MemoryRegionEntry remote = EnginePair.register(pair.b, 16 * 1024, ALL);
+        write(pair, c, local, remote, 16 * 1024, 1);
+        runUntilCompleted(pair, c, 1);
+        assertEquals(16, sendNs.size());
+        // The pacer banks one packet's wire time (max(PACER_MAX_LAG_NS, txNs)), so packets 0 and 1 leave at 4 µs;
+        // packets 2 and 3 at the slow rate, one wire time (~105.5 µs for the 1082-byte frames) apart: ~109.5 and
+        // ~215 µs. Packet 4's slot would be ~320 µs; it leaves at the increase, 304 µs.
+        final int raised = sendNs.indexOf(t0 + 304_000);
+        assertEquals(4, raised, "send times since t0: " + sendNs.stream().map(t -> t - t0).toList());
+        assertTrue(sendNs.get(3) - sendNs.get(2) > 100_000, "slow before");
+        for (int k = raised + 1; k < sendNs.size(); k++)
+        {
+            assertTrue(sendNs.get(k) - sendNs.get(k - 1) <= 4_303, "packet " + k + " at the raised rate");
+        }
+        assertEquals(2_041_015_625L, pair.a.qpRate(c.qpA).currentRateBps());
+    }
 }
