@@ -182,6 +182,9 @@ public final class PerfCommand implements Callable<Integer>
         "later run perftest's parameter negotiation with roce4j", defaultValue = PerftestVersion.LOCAL)
     private String perftestVersion;
 
+    @Mixin
+    private CcOptions cc;
+
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
 
@@ -286,7 +289,12 @@ public final class PerfCommand implements Callable<Integer>
             return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, Duration.ZERO);
         }
         // rdma_listen(num_of_qps) in perftest; here the exchange's request comes to the same listener as well.
-        final RdmaCmId listener = cm.createId().listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
+        final RdmaCmId listener = cm.createId();
+        if (cc.hasTrafficClass())
+        {
+            listener.tos(cc.trafficClass());
+        }
+        listener.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
             qps + 1);
         return () ->
         {
@@ -309,7 +317,7 @@ public final class PerfCommand implements Callable<Integer>
     private DeviceOptions deviceOptions()
     {
         final DeviceOptions options = DeviceOptions.dedicated();
-        return spin ? options : options.backoff();
+        return cc.apply(spin ? options : options.backoff());
     }
 
     private IdleStrategy idleStrategy()
@@ -336,7 +344,9 @@ public final class PerfCommand implements Callable<Integer>
             .txDepth(null == txDepth ? -1 : txDepth).rxDepth(null == rxDepth ? -1 : rxDepth)
             .cqMod(null == cqMod ? -1 : cqMod).atomicType(parseAtomic(atomicType)).reportGbits(reportGbits)
             .duplex(bidirectional).noPeak(noPeak).outReads(outReads).qpTimeout(qpTimeout).serviceLevel(sl)
-            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).perftestVersion(perftestVersion).build();
+            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).perftestVersion(perftestVersion)
+            .trafficClass(cc.hasTrafficClass() ? cc.trafficClass() : -1).build();
+        cc.congestionControl();
         settings.resolve(org.roce4j.verbs.DeviceAttributes.MAX_QP_RD_ATOM);
         return settings;
     }

@@ -63,6 +63,9 @@ public final class PingpongCommand implements Callable<Integer>
     @Mixin
     private LinkOption link;
 
+    @Mixin
+    private CcOptions cc;
+
     @Parameters(arity = "0..1", paramLabel = "server", description = "connect to the server at this host")
     private String server;
 
@@ -172,7 +175,7 @@ public final class PingpongCommand implements Callable<Integer>
     private DeviceOptions deviceOptions()
     {
         final DeviceOptions options = DeviceOptions.dedicated();
-        return spin ? options : options.backoff();
+        return cc.apply(spin ? options : options.backoff());
     }
 
     private PingpongSettings settings()
@@ -211,7 +214,8 @@ public final class PingpongCommand implements Callable<Integer>
         }
         final PingpongSettings settings = new PingpongSettings().transport(type).server(server).port(port)
             .mtu(Mtu.fromBytes(mtu)).rxDepth(rxDepth).iterations(iters).serviceLevel(sl).events(events)
-            .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs);
+            .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs).trafficClass(cc.trafficClass());
+        cc.congestionControl();
         if (null != size)
         {
             if (size < 0)
@@ -294,7 +298,7 @@ public final class PingpongCommand implements Callable<Integer>
     {
         final ProgressGroup group = new ProgressGroup(spin ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(100, 10, 1_000, 100_000));
-        return DeviceOptions.invoker().progressGroup(group);
+        return cc.apply(DeviceOptions.invoker().progressGroup(group));
     }
 
     private static void awaitServer(final CompletableFuture<Void> serverRun, final long timeoutMs) throws IOException

@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
     description = {
         "roce4j: a pure-Java RoCEv2 endpoint. demo runs two endpoints in this JVM and decodes every packet; decode " +
             "prints the RoCEv2 frames of a capture; pingpong, perf and rping stand in for ibv_rc_pingpong, " +
-            "perftest's ib_* tools and rping, against C peers or with both sides in this process; devinfo prints a " +
-            "roce4j device as ibv_devinfo prints an RDMA device.",
+            "perftest's ib_* tools and rping, against C peers or with both sides in this process; incast simulates " +
+            "senders into one receiver through a switch, with or without DCQCN; devinfo prints a roce4j device as " +
+            "ibv_devinfo prints an RDMA device.",
         "Exit codes follow the tool each command mirrors (table in README.md); usage errors of demo and decode: 2."},
     subcommands = {
         DemoCommand.class,
@@ -37,6 +38,7 @@ import picocli.CommandLine.Spec;
         PerfCommand.class,
         RpingCommand.class,
         DevinfoCommand.class,
+        IncastCommand.class,
         CommandLine.HelpCommand.class
     })
 public final class RoceCommand implements Runnable

@@ -100,6 +100,9 @@ public final class RpingCommand implements Callable<Integer>
     @Mixin
     private LinkOption link;
 
+    @Mixin
+    private CcOptions cc;
+
     @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
         "wait as long as rping would)")
     private long timeoutMs;
@@ -154,7 +157,7 @@ public final class RpingCommand implements Callable<Integer>
             return fail(err, ex);
         }
         try (opened;
-            RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
+            RdmaDevice device = RdmaDevice.open(opened, cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm cm = RdmaCm.open(device))
         {
             checkSource(device);
@@ -229,8 +232,10 @@ public final class RpingCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("roce rping: the client needs -a <server address>");
         }
+        cc.congestionControl();
         return new RpingSettings().server(server).address(resolved).port(port).count(count).size(size)
-            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs);
+            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs)
+            .trafficClass(cc.hasTrafficClass() ? cc.trafficClass() : -1);
     }
 
     private void checkSource(final RdmaDevice device) throws UnknownHostException
@@ -288,11 +293,11 @@ public final class RpingCommand implements Callable<Integer>
         try (fabric;
             RdmaDevice serverDevice = RdmaDevice.open(
                 fabric.attach(LinkAddress.of("02:00:00:00:00:01", MEMORY_SERVER_IP), 1500),
-                DeviceOptions.dedicated().backoff());
+                cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm serverCm = RdmaCm.open(serverDevice);
             RdmaDevice clientDevice = RdmaDevice.open(
                 fabric.attach(LinkAddress.of("02:00:00:00:00:02", MEMORY_CLIENT_IP), 1500),
-                DeviceOptions.dedicated().backoff());
+                cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm clientCm = RdmaCm.open(clientDevice))
         {
             final RpingSettings serverSettings = settings.copy().server(true).address(null);

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "devinfo");
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "incast", "devinfo");
 
     @Test
     void theTopLevelHelpNamesEverySubcommandAndCutsNoSummaryShort()

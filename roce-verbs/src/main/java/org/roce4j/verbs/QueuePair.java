@@ -8,6 +8,7 @@ import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WrOpcode;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.transport.provider.QpOps;
 
@@ -353,6 +354,19 @@ public final class QueuePair
             return null;
         });
         return out;
+    }
+
+    /**
+     * Read the QP's congestion-control state: with DCQCN ({@code EngineConfig.congestionControl}), whether a rate
+     * limiter holds it since a CNP, its current rate (what the pacer holds it to) and target rate, and alpha; without
+     * a limiter, the line rate. ConnectX shows these only in firmware dumps; roce4j lets users read them.
+     *
+     * @return a snapshot at the engine clock's time.
+     */
+    public QpRate queryRate()
+    {
+        checkAlive();
+        return device.control(() -> engine.qpRate(qp));
     }
 
     /**

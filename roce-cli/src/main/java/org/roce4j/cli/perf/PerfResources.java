@@ -80,8 +80,9 @@ final class PerfResources
             qps[i] = pd.createQp(new QpInitAttributes().qpType(r.connection).sendCq(sendCq).recvCq(recvCq)
                 .cap(r.txDepth, Math.max(1, r.rxDepth), 1, 1, 0));
             setups[i] = new QpSetup().mtu(Mtu.fromBytes(mtuBytes)).sgidIndex(gidIndex)
-                // perftest's GRH: hop limit 0xFF, traffic class 0 (ctx_modify_qp_to_rtr).
-                .hopLimit(0xFF).serviceLevel(r.serviceLevel).accessFlags(qpAccess(r.test.verb()))
+                // perftest's GRH: hop limit 0xFF, traffic class --tclass, 0 by default (ctx_modify_qp_to_rtr).
+                .hopLimit(0xFF).serviceLevel(r.serviceLevel).trafficClass(Math.max(0, r.trafficClass))
+                .accessFlags(qpAccess(r.test.verb()))
                 .timeout(r.qpTimeout).retries(RETRIES, RETRIES).minRnrTimer(QpSetup.DEFAULT_MIN_RNR_TIMER);
             if (!r.rdmaCm)
             {
@@ -110,7 +111,8 @@ final class PerfResources
             if (QpType.UD == r.connection)
             {
                 ahs[i] = pd.createAh(new AhAttributes().dgid(remote[i].gidHigh(), remote[i].gidLow())
-                    .sgidIndex(gidIndex).hopLimit(0xFF).serviceLevel(r.serviceLevel));
+                    .sgidIndex(gidIndex).hopLimit(0xFF).serviceLevel(r.serviceLevel)
+                    .trafficClass(Math.max(0, r.trafficClass)));
             }
         }
     }

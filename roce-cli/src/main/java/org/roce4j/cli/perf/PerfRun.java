@@ -410,6 +410,11 @@ public final class PerfRun
                 LockSupport.parkNanos(CM_RETRY_PAUSE_NS);
             }
             final RdmaCmId id = cm.createId();
+            if (r.trafficClass >= 0)
+            {
+                // perftest -R --tclass: rdma_set_option(RDMA_OPTION_ID_TOS) on the test's identifiers.
+                id.tos(r.trafficClass);
+            }
             try
             {
                 PerftestRdmaCmChannel.resetForRetry(qp);

@@ -114,6 +114,7 @@ public final class Pingpong
         final QueuePair qp = pd.createQp(new QpInitAttributes().qpType(type).cq(cq)
             .cap(1, settings.rxDepth, 1, 1, INLINE_LIMIT));
         final QpSetup setup = new QpSetup().mtu(settings.mtu).serviceLevel(settings.serviceLevel)
+            .trafficClass(settings.trafficClass)
             .sgidIndex(settings.gidIndex).accessFlags(0).readAtomicDepth(1);
         setup.toInit(qp);
 
@@ -276,7 +277,8 @@ public final class Pingpong
         {
             setup.toRts(qp, psn, remote);
             return pd.createAh(new AhAttributes().dgid(remote.gidHigh(), remote.gidLow())
-                .sgidIndex(settings.gidIndex).hopLimit(UD_HOP_LIMIT).serviceLevel(settings.serviceLevel));
+                .sgidIndex(settings.gidIndex).hopLimit(UD_HOP_LIMIT).serviceLevel(settings.serviceLevel)
+                .trafficClass(settings.trafficClass));
         }
         setup.toRts(qp, psn, remote);
         return null;

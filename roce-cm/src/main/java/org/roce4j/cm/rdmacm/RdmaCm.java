@@ -652,6 +652,7 @@ public final class RdmaCm implements AutoCloseable
             .remoteGid(remoteHigh, remoteLow)
             .flowLabel(v4 ? roceFlowLabel(sourcePort, dport) : 0)
             .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
+            .trafficClass(Math.max(0, id.tos()))
             .privateData(privateData);
         id.addresses(new InetSocketAddress(localIp, sourcePort), destination);
         final CmConnection c = cm.connect(request, handler, new MadAddress(remoteHigh, remoteLow,

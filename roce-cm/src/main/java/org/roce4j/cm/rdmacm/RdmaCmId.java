@@ -73,12 +73,45 @@ public final class RdmaCmId
     private ConnParam peerParam;
     private int backlog;
     private int pendingRequests;
+    private volatile int tos = -1;
 
     RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent)
     {
         this.owner = owner;
         this.number = number;
         this.parent = parent;
+        if (null != parent)
+        {
+            this.tos = parent.tos;
+        }
+    }
+
+    /**
+     * Set the IP type of service (IPv4 TOS / IPv6 traffic class) of the connection, as librdmacm's
+     * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos)}: before {@link #connect} it goes into the
+     * REQ's path (Primary Traffic Class), which both sides' QPs then use; on a listening identifier it is what the
+     * connections it accepts use instead of the REQ's. Unset, the REQ carries 0 and accepted connections take the REQ's.
+     *
+     * @param typeOfService 0..255.
+     * @return this.
+     * @throws IllegalArgumentException outside 0..255.
+     */
+    public RdmaCmId tos(final int typeOfService)
+    {
+        if (typeOfService < 0 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service must be 0..255, got " + typeOfService);
+        }
+        this.tos = typeOfService;
+        return this;
+    }
+
+    /**
+     * @return the type of service set by {@link #tos(int)} (or inherited from the listener), or -1 when unset.
+     */
+    public int tos()
+    {
+        return tos;
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -556,7 +589,7 @@ public final class RdmaCmId
             .sgidIndex(Gid.isIpv4Mapped(c.remoteGidHigh(), c.remoteGidLow()) ? 1 : 0)
             .hopLimit(c.hopLimit())
             .flowLabel(c.flowLabel())
-            .trafficClass(c.trafficClass())
+            .trafficClass(null != parent && tos >= 0 ? tos : c.trafficClass())
             .serviceLevel(0)
             .portNum(1);
         attr.pathMtu = Mtu.fromVerbsValue(c.pathMtu());

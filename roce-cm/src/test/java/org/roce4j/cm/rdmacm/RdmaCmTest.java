@@ -352,6 +352,32 @@ class RdmaCmTest
     }
 
     @Test
+    void theTypeOfServiceOptionGoesIntoBothQpsOrTheListenersIntoItsConnections()
+    {
+        // rdma_set_option(RDMA_OPTION_ID_TOS) before connect: the REQ's traffic class, which both QPs then use.
+        final RdmaCmId listener = listenB();
+        final RdmaCmId active = fx.cmA.createId().tos(0x68);
+        active.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        active.connect(CmFabric.address(ADDRESS_B, PORT), new ConnParam());
+        final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
+        request.id().createQp(fx.pdB, CmFabric.init(fx.cqB));
+        request.id().accept(null);
+        fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
+        assertEquals(0x68, active.qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(0x68, request.id().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+
+        // On a listener: its connections use it instead of the REQ's (0 here); the active side keeps the REQ's.
+        final RdmaCmId tosListener = fx.cmB.createId().tos(0x20).listen(new InetSocketAddress("0.0.0.0", PORT + 1),
+            4);
+        final Connection c = connect(tosListener, CmFabric.address(ADDRESS_B, PORT + 1));
+        assertEquals(0x20, c.passive().tos(), "inherited from the listener");
+        assertEquals(0x20, c.passive().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(0, c.active().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(-1, c.active().tos(), "unset");
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().tos(256));
+    }
+
+    @Test
     void aQpCreatedElsewhereCanBeAttachedAndIsDrivenByTheCm()
     {
         final RdmaCmId listener = listenB();

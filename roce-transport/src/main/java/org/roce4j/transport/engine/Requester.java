@@ -36,6 +36,7 @@ import org.roce4j.wire.header.DethHeader;
  *   IETH on the last, SE on the last when solicited, AckReq on the last and on every
  *   {@link EngineConfig#ackReqInterval()}-th packet (rxe RXE_MAX_PKT_PER_ACK); a READ request uses one PSN per
  *   expected response packet.</li>
+ *   <li>Rate: with DCQCN, a rate-limited QP waits for its pacer ({@link CongestionPoints#maySend}).</li>
  * </ol>
  * RC WQEs then wait for the {@link Completer}; UC and UD WQEs complete as soon as their last packet is sent.
  */
@@ -151,12 +152,18 @@ final class Requester
                 fail(qp, wqe, WcStatus.LOC_PROT_ERR);
                 break;
             }
+            if (!engine.congestion.maySend(qp))
+            {
+                req.stall = RequesterStall.RATE;
+                break;
+            }
             if (!sendPacket(qp, wqe))
             {
                 req.stall = RequesterStall.LINK;
                 engine.schedule(qp);
                 break;
             }
+            engine.congestion.onSent(qp);
             sent++;
         }
         return sent;

@@ -18,6 +18,7 @@ import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.provider.CommandQueue;
 import org.roce4j.transport.provider.EngineConfig;
@@ -80,6 +81,7 @@ final class RoceEngine implements Agent
     final Completer completer;
     final Responder responder;
     final QpTimers timers;
+    final CongestionPoints congestion;
     private final ReceiveChecks receiveChecks;
 
     private long nowNs;
@@ -100,7 +102,8 @@ final class RoceEngine implements Agent
         this.gids = new GidTable(link.address());
         this.addresses = new AddressResolution(gids, link);
         this.qpControl = new QpControl(this, addresses, activeMtu, link.mtu(), config.firstQpn());
-        this.sender = new PacketSender(link, counters);
+        this.sender = new PacketSender(link, counters, config.congestionControl());
+        this.congestion = new CongestionPoints(this, config.congestionControl(), counters);
         this.completer = new Completer(this);
         this.requester = new Requester(this, completer);
         this.responder = new Responder(this);
@@ -315,6 +318,18 @@ final class RoceEngine implements Agent
     public void queryQp(final QpContext qp, final QpAttributes out)
     {
         QpControl.query(qp, out);
+    }
+
+    /**
+     * The QP's congestion-control state (engine thread): whether a DCQCN rate limiter holds it, its current and target
+     * rate and alpha, brought up to the engine's time first.
+     *
+     * @param qp the QP.
+     * @return a snapshot; a QP without a limiter reports the line rate.
+     */
+    public QpRate qpRate(final QpContext qp)
+    {
+        return congestion.rate(qp);
     }
 
     /**
