@@ -2,7 +2,7 @@ package org.roce4j.cm;
 
 import org.roce4j.cm.oob.QpInfo;
 import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpAttrMask;
 import org.roce4j.transport.QpAttributes;

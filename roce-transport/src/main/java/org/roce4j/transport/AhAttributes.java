@@ -1,5 +1,6 @@
 package org.roce4j.transport;
 
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv6Header;
 
 /**

@@ -7,7 +7,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.AhAttributes;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.QpCapabilities;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.AddressVector;

@@ -17,7 +17,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.AhAttributes;
 import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.CompletionRing;
@@ -53,8 +53,6 @@ public final class RdmaDevice implements AutoCloseable
 {
     /** The only port number of a roce4j device. */
     public static final int PORT_NUM = 1;
-    /** Bytes of the network header area at the start of a UD receive buffer (union rdma_network_hdr). */
-    public static final int GRH_BYTES = 40;
     /** How long {@link #open} waits for a dedicated agent thread to start. */
     private static final long START_TIMEOUT_MS = 10_000;
 

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.WcOpcode;

@@ -18,15 +18,16 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.EngineConfig;
-import org.roce4j.transport.engine.RoceEngine;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Vectors;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.mad.MadHeader;
 
@@ -44,15 +45,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GsiQpTest
 {
     /** The passive rxe node of the capture: roce4j stands in for it. */
-    private static final LinkAddress PASSIVE = new LinkAddress(EthernetHeader.parseMac("52:54:00:00:00:03"),
+    private static final LinkAddress PASSIVE = new LinkAddress(Mac.parse("52:54:00:00:00:03"),
         Ipv4Header.parseAddress("10.77.0.3"));
     /** The active rxe node of the capture (rping -c). */
-    private static final LinkAddress ACTIVE = new LinkAddress(EthernetHeader.parseMac("52:54:00:00:00:02"),
+    private static final LinkAddress ACTIVE = new LinkAddress(Mac.parse("52:54:00:00:00:02"),
         Ipv4Header.parseAddress("10.77.0.2"));
     /** Frame 54 of the capture: rping's ConnectRequest to 10.77.0.3. */
     private static final int REQ_FRAME = 54;
     /** The 40-byte network header area plus a 256-byte MAD. */
-    private static final int RECV_BYTES = RdmaDevice.GRH_BYTES + MadHeader.MAD_LENGTH;
+    private static final int RECV_BYTES = WorkCompletion.GRH_BYTES + MadHeader.MAD_LENGTH;
     /** rxe's UDP source port for QP1: 0xC000 + hash_32(1, 14) (55410 in the capture). */
     private static final int QP1_UDP_PORT = 0xD872;
 
@@ -106,7 +107,7 @@ class GsiQpTest
     @Test
     void gsiQpIsQpn1()
     {
-        assertEquals(RoceEngine.GSI_QPN, gsi.qpNum());
+        assertEquals(BthHeader.GSI_QPN, gsi.qpNum());
         assertEquals(QpType.GSI, gsi.type());
         assertThrows(IllegalStateException.class,
             () -> pd.createQp(new QpInitAttributes().qpType(QpType.GSI).cq(cq).cap(1, 1, 1, 1, 0)),
@@ -118,25 +119,25 @@ class GsiQpTest
     {
         final byte[] frame = Vectors.frames(Vectors.RXE_PAIR).get(REQ_FRAME - 1);
         final RoceFrameParser parser = parse(frame);
-        assertEquals(RoceEngine.GSI_QPN, parser.bth().destQp());
+        assertEquals(BthHeader.GSI_QPN, parser.bth().destQp());
 
         assertTrue(peer.send(new UnsafeBuffer(frame), 0, frame.length));
         final WorkCompletion wc = VerbsFixture.drain(cq, 1).get(0);
 
         assertEquals(WcStatus.SUCCESS, wc.status());
         assertEquals(WcOpcode.RECV, wc.opcode());
-        assertEquals(RoceEngine.GSI_QPN, wc.qpNum());
-        assertEquals(RoceEngine.GSI_QPN, wc.srcQp(), "rxe sends MADs from its own QP1");
+        assertEquals(BthHeader.GSI_QPN, wc.qpNum());
+        assertEquals(BthHeader.GSI_QPN, wc.srcQp(), "rxe sends MADs from its own QP1");
         assertTrue(wc.hasGrh());
         assertEquals(RECV_BYTES, wc.byteLen(), "40-byte header area + the 256-byte MAD");
         final byte[] mad = new byte[MadHeader.MAD_LENGTH];
-        recv.buffer().getBytes(RdmaDevice.GRH_BYTES, mad);
+        recv.buffer().getBytes(WorkCompletion.GRH_BYTES, mad);
         final byte[] wire = new byte[MadHeader.MAD_LENGTH];
         parser.buffer().getBytes(parser.payloadOffset(), wire);
         assertArrayEquals(wire, mad);
 
         final AhAttributes ah = rdma.initAhFromWc(wc, recv.buffer(), 0, new AhAttributes());
-        assertEquals(LinkAddress.IPV4_MAPPED_HIGH, ah.dgidHigh());
+        assertEquals(Gid.IPV4_MAPPED_HIGH, ah.dgidHigh());
         assertEquals(ACTIVE.ipv4MappedLow(), ah.dgidLow(), "the answer goes to the REQ's source address");
         assertEquals(1, ah.sgidIndex(), "from the IPv4 GID the REQ was sent to");
         assertEquals(0xFF, ah.hopLimit(), "libibverbs' hop limit for a reply");
@@ -171,9 +172,9 @@ class GsiQpTest
         assertEquals(0xFF, reply.ipv4().ttl());
         assertEquals(QP1_UDP_PORT, reply.udp().sourcePort(), "rxe's QP1 source port, as in the capture");
         assertEquals(0xFFFF, reply.bth().pkey());
-        assertEquals(RoceEngine.GSI_QPN, reply.bth().destQp());
+        assertEquals(BthHeader.GSI_QPN, reply.bth().destQp());
         assertEquals(DethHeader.GSI_QKEY, reply.deth().qkey());
-        assertEquals(RoceEngine.GSI_QPN, reply.deth().srcQp());
+        assertEquals(BthHeader.GSI_QPN, reply.deth().srcQp());
         assertEquals(MadHeader.MAD_LENGTH, reply.payloadLength());
         assertEquals(0x5A, reply.buffer().getByte(reply.payloadOffset()) & 0xFF);
         assertTrue(reply.icrcVerified());
@@ -183,8 +184,8 @@ class GsiQpTest
     void madsReachQp1AtEitherLocalGidAndTheAnswerUsesTheSameOne()
     {
         final long peerLinkLocalLow = ACTIVE.linkLocalLow();
-        final byte[] v6 = madFrame(b -> b.ipv6(LinkAddress.LINK_LOCAL_HIGH, peerLinkLocalLow,
-            LinkAddress.LINK_LOCAL_HIGH, PASSIVE.linkLocalLow()), DethHeader.GSI_QKEY);
+        final byte[] v6 = madFrame(b -> b.ipv6(Gid.LINK_LOCAL_HIGH, peerLinkLocalLow,
+            Gid.LINK_LOCAL_HIGH, PASSIVE.linkLocalLow()), DethHeader.GSI_QKEY);
         final byte[] v4 = madFrame(b -> b.ipv4(ACTIVE.ipv4(), PASSIVE.ipv4()), DethHeader.GSI_QKEY);
         final byte[] elsewhere = madFrame(b -> b.ipv4(ACTIVE.ipv4(), Ipv4Header.parseAddress("10.77.0.9")),
             DethHeader.GSI_QKEY);
@@ -197,7 +198,7 @@ class GsiQpTest
         assertEquals(List.of(0L, 1L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
 
         final AhAttributes fromV6 = rdma.initAhFromWc(wcs.get(0), recv.buffer(), 0, new AhAttributes());
-        assertEquals(LinkAddress.LINK_LOCAL_HIGH, fromV6.dgidHigh());
+        assertEquals(Gid.LINK_LOCAL_HIGH, fromV6.dgidHigh());
         assertEquals(peerLinkLocalLow, fromV6.dgidLow());
         assertEquals(0, fromV6.sgidIndex(), "sent to the link-local GID: answer from index 0");
         final AhAttributes fromV4 = rdma.initAhFromWc(wcs.get(1), recv.buffer(), RECV_BYTES, new AhAttributes());
@@ -218,8 +219,8 @@ class GsiQpTest
 
         final WorkCompletion withGrh = new WorkCompletion().set(1, WcStatus.SUCCESS, WcOpcode.RECV, 296, 0, 1, 1,
             WorkCompletion.FLAG_GRH, 0);
-        final UnsafeBuffer garbage = new UnsafeBuffer(new byte[RdmaDevice.GRH_BYTES]);
-        garbage.setMemory(0, RdmaDevice.GRH_BYTES, (byte)0x11);
+        final UnsafeBuffer garbage = new UnsafeBuffer(new byte[WorkCompletion.GRH_BYTES]);
+        garbage.setMemory(0, WorkCompletion.GRH_BYTES, (byte)0x11);
         final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
             () -> rdma.initAhFromWc(withGrh, garbage, 0, new AhAttributes()));
         assertTrue(bad.getMessage().contains("neither an IPv4 header"), bad.getMessage());
@@ -230,8 +231,8 @@ class GsiQpTest
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
         final RoceFrameBuilder builder = new RoceFrameBuilder().wrap(buffer, 0).ethernet(PASSIVE.mac(), ACTIVE.mac());
         ip.accept(builder);
-        builder.udp(QP1_UDP_PORT).bth(Opcode.UD_SEND_ONLY, RoceEngine.GSI_QPN, 7);
-        builder.deth().qkey(qkey).srcQp(RoceEngine.GSI_QPN);
+        builder.udp(QP1_UDP_PORT).bth(Opcode.UD_SEND_ONLY, BthHeader.GSI_QPN, 7);
+        builder.deth().qkey(qkey).srcQp(BthHeader.GSI_QPN);
         builder.payload(new UnsafeBuffer(new byte[MadHeader.MAD_LENGTH]), 0, MadHeader.MAD_LENGTH);
         final int length = builder.finish();
         final byte[] frame = new byte[length];

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.AccessFlags;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpAttributes;
 import org.roce4j.transport.QpState;

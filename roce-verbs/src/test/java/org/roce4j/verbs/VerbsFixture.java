@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 import org.agrona.concurrent.CachedNanoClock;
 import org.roce4j.transport.AccessFlags;
 import org.roce4j.transport.AsyncEvent;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpAttrMask;
 import org.roce4j.transport.QpAttributes;
@@ -18,7 +18,7 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.engine.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -30,9 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 final class VerbsFixture implements AutoCloseable
 {
-    static final LinkAddress ADDRESS_A = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"),
+    static final LinkAddress ADDRESS_A = new LinkAddress(Mac.parse("02:00:00:00:00:0a"),
         Ipv4Header.parseAddress("10.0.0.1"));
-    static final LinkAddress ADDRESS_B = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"),
+    static final LinkAddress ADDRESS_B = new LinkAddress(Mac.parse("02:00:00:00:00:0b"),
         Ipv4Header.parseAddress("10.0.0.2"));
     /** Access granting everything. */
     static final int ALL_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |

@@ -5,7 +5,7 @@ import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.oob.QpInfo;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.QueuePair;
 

@@ -10,6 +10,7 @@ import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.PcapNetworkInterface;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
@@ -192,7 +193,7 @@ final class RawPcap
         NotOpenException
     {
         final PcapHandle handle = new PcapHandle.Builder(iface)
-            .snaplen(PcapLink.SNAPLEN)
+            .snaplen(EthernetHeader.VLAN_LENGTH + Link.MAX_IP_MTU)
             .promiscuousMode(PcapNetworkInterface.PromiscuousMode.NONPROMISCUOUS)
             .timeoutMillis(READ_TIMEOUT_MS)
             .bufferSize(CAPTURE_BUFFER_BYTES)

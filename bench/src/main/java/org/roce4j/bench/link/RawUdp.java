@@ -23,6 +23,7 @@ import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.HdrHistogram.Histogram;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.udp.UdpTransport;
 
 /**
@@ -45,7 +46,7 @@ final class RawUdp
     /** Socket buffers (as the udp link). */
     private static final int SOCKET_BUFFER_BYTES = 8 << 20;
     /** Largest datagram read (a 9216-byte jumbo payload). */
-    private static final int SLOT = 9216;
+    private static final int SLOT = Link.MAX_IP_MTU;
     /** A window that has not moved for this long lost datagrams in the kernel: reopen it. */
     private static final long STALL_NS = 20_000_000L;
     /** Rounds of BATCH datagrams written per event-loop task, before other tasks (reads) get a turn. */

@@ -18,7 +18,7 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceOptions;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProtectionDomain;

@@ -4,7 +4,6 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -40,6 +39,8 @@ import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProgressTask;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.ThreadingMode;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
 import org.roce4j.wire.mad.CmaHeader;
@@ -514,19 +515,10 @@ public final class RdmaCm implements AutoCloseable
             // cma_save_ip_info: -EINVAL / -EAFNOSUPPORT, so the kernel's CM rejects with CONSUMER_DEFINED.
             return CmRejectReason.CONSUMER_DEFINED.code();
         }
-        final InetAddress source;
-        final InetAddress destination;
-        try
-        {
-            source = 4 == ipVersion ? ipv4Address(header.sourceIpv4()) :
-                ipv6Address(header.sourceHigh(), header.sourceLow());
-            destination = 4 == ipVersion ? ipv4Address(header.destinationIpv4()) :
-                ipv6Address(header.destinationHigh(), header.destinationLow());
-        }
-        catch (final UnknownHostException ex)
-        {
-            return CmRejectReason.CONSUMER_DEFINED.code();
-        }
+        final InetAddress source = 4 == ipVersion ? Gid.ofIpv4(header.sourceIpv4()).toInetAddress() :
+            new Gid(header.sourceHigh(), header.sourceLow()).toInetAddress();
+        final InetAddress destination = 4 == ipVersion ? Gid.ofIpv4(header.destinationIpv4()).toInetAddress() :
+            new Gid(header.destinationHigh(), header.destinationLow()).toInetAddress();
         final RdmaCmId listener = findListener(RdmaCmServiceId.port(c.serviceId()), destination);
         if (null == listener)
         {
@@ -602,24 +594,24 @@ public final class RdmaCm implements AutoCloseable
         if (v4)
         {
             remoteHigh = 0;
-            remoteLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX | (ipv4Of(ip) & 0xFFFF_FFFFL);
+            remoteLow = Gid.ipv4MappedLow(ipv4Of(ip));
             localHigh = 0;
             localLow = linkAddress.ipv4MappedLow();
-            localIp = ipv4AddressUnchecked(linkAddress.ipv4());
+            localIp = Gid.ofIpv4(linkAddress.ipv4()).toInetAddress();
         }
         else
         {
             final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
             remoteHigh = bytes.getLong();
             remoteLow = bytes.getLong();
-            if (LinkAddress.LINK_LOCAL_HIGH != remoteHigh)
+            if (Gid.LINK_LOCAL_HIGH != remoteHigh)
             {
                 throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device's only " +
                     "IPv6 GID is link-local (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
             }
-            localHigh = LinkAddress.LINK_LOCAL_HIGH;
+            localHigh = Gid.LINK_LOCAL_HIGH;
             localLow = linkLocalLow;
-            localIp = ipv6AddressUnchecked(localHigh, localLow);
+            localIp = new Gid(localHigh, localLow).toInetAddress();
         }
         if (v4 && ipv4Of(ip) == linkAddress.ipv4())
         {
@@ -655,7 +647,7 @@ public final class RdmaCm implements AutoCloseable
             .privateData(privateData);
         id.addresses(new InetSocketAddress(localIp, sourcePort), destination);
         final CmConnection c = cm.connect(request, handler, new MadAddress(remoteHigh, remoteLow,
-            MadAddress.GSI_QPN));
+            BthHeader.GSI_QPN));
         c.context(id);
         return c;
     }
@@ -750,53 +742,18 @@ public final class RdmaCm implements AutoCloseable
             return ipv4Of(ip) == linkAddress.ipv4();
         }
         final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
-        return LinkAddress.LINK_LOCAL_HIGH == bytes.getLong() && linkLocalLow == bytes.getLong();
+        return Gid.LINK_LOCAL_HIGH == bytes.getLong() && linkLocalLow == bytes.getLong();
     }
 
     private String ourAddresses()
     {
-        return ipv4AddressUnchecked(linkAddress.ipv4()).getHostAddress() + ", " +
-            ipv6AddressUnchecked(LinkAddress.LINK_LOCAL_HIGH, linkLocalLow).getHostAddress();
+        return Gid.ofIpv4(linkAddress.ipv4()).toInetAddress().getHostAddress() + ", " +
+            new Gid(Gid.LINK_LOCAL_HIGH, linkLocalLow).toInetAddress().getHostAddress();
     }
 
     private static int ipv4Of(final InetAddress ip)
     {
         return ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN).getInt();
-    }
-
-    private static InetAddress ipv4Address(final int ipv4) throws UnknownHostException
-    {
-        return InetAddress.getByAddress(ByteBuffer.allocate(4).order(ByteOrder.BIG_ENDIAN).putInt(ipv4).array());
-    }
-
-    private static InetAddress ipv6Address(final long high, final long low) throws UnknownHostException
-    {
-        return InetAddress.getByAddress(ByteBuffer.allocate(16).order(ByteOrder.BIG_ENDIAN).putLong(high)
-            .putLong(low).array());
-    }
-
-    private static InetAddress ipv4AddressUnchecked(final int ipv4)
-    {
-        try
-        {
-            return ipv4Address(ipv4);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
-
-    private static InetAddress ipv6AddressUnchecked(final long high, final long low)
-    {
-        try
-        {
-            return ipv6Address(high, low);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
     }
 
     private static boolean isLocalGid(final RdmaDevice device, final long high, final long low)

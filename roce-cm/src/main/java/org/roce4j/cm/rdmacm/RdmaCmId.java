@@ -14,7 +14,7 @@ import org.roce4j.transport.QpType;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space: a listener on an IP address and port, or one

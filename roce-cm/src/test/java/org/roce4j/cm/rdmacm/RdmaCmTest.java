@@ -18,13 +18,13 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.engine.RoceEngine;
-import org.roce4j.transport.link.memory.FaultRule;
+import org.roce4j.transport.link.fault.FaultRule;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendFlags;
 import org.roce4j.verbs.SendWorkRequest;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmRejectReason;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -268,8 +268,8 @@ class RdmaCmTest
     void lostCmMadsAreRetransmittedAndTheConnectionCompletes()
     {
         // Drop A's first REQ and B's first REP on the fabric (UD SEND_ONLY to QP1).
-        fx.linkA.faults().addRule(FaultRule.drop().destQp(RoceEngine.GSI_QPN).once());
-        fx.linkB.faults().addRule(FaultRule.drop().destQp(RoceEngine.GSI_QPN).once());
+        fx.linkA.faults().addRule(FaultRule.drop().destQp(BthHeader.GSI_QPN).once());
+        fx.linkB.faults().addRule(FaultRule.drop().destQp(BthHeader.GSI_QPN).once());
         final long start = fx.clock.nanoTime();
         final Connection c = connect(listenB(), CmFabric.address(ADDRESS_B, PORT));
         assertEquals(RdmaCmId.State.ESTABLISHED, c.active().state());

@@ -1,6 +1,6 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
 
@@ -68,7 +68,7 @@ public final class AddressVector
      */
     public static boolean isIpv4Mapped(final long high, final long low)
     {
-        return LinkAddress.IPV4_MAPPED_HIGH == high && LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L);
+        return Gid.isIpv4Mapped(high, low);
     }
 
     /**

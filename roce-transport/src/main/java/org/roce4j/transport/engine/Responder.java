@@ -101,7 +101,7 @@ final class Responder
     }
 
     /** Size of the GRH area at the start of every UD receive buffer (union rdma_network_hdr, ib_verbs.h). */
-    static final int GRH_BYTES = 40;
+    static final int GRH_BYTES = WorkCompletion.GRH_BYTES;
     /** Zero bytes placed before an IPv4 header in the GRH area (20 reserved + 20 IPv4 = 40, rxe execute()). */
     private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[GRH_BYTES]);
 

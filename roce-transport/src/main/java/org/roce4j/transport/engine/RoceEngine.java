@@ -30,6 +30,7 @@ import org.roce4j.wire.FrameStatusCounters;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Transport;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
 
@@ -60,7 +61,7 @@ import org.roce4j.wire.header.DethHeader;
 public final class RoceEngine implements Agent
 {
     /** QPN of the GSI QP (IBA 13.5.1). */
-    public static final int GSI_QPN = 1;
+    public static final int GSI_QPN = BthHeader.GSI_QPN;
     /** Capacity of the doorbell and command queues. */
     private static final int QUEUE_CAPACITY = 1 << 16;
     /** Largest QPN (24 bits, minus the multicast QPN). */
@@ -115,9 +116,9 @@ public final class RoceEngine implements Agent
         this.nextQpn = config.firstQpn();
         this.nowNs = clock.nanoTime();
         // rxe's GID table: index 0 the link-local address from the MAC, index 1 the IPv4-mapped address.
-        gidHigh[0] = LinkAddress.LINK_LOCAL_HIGH;
+        gidHigh[0] = Gid.LINK_LOCAL_HIGH;
         gidLow[0] = linkAddress.linkLocalLow();
-        gidHigh[1] = LinkAddress.IPV4_MAPPED_HIGH;
+        gidHigh[1] = Gid.IPV4_MAPPED_HIGH;
         gidLow[1] = linkAddress.ipv4MappedLow();
         this.sender = new PacketSender(link, counters);
         this.completer = new Completer(this);

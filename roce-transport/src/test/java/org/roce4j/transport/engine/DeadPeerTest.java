@@ -14,7 +14,7 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
-import org.roce4j.transport.link.memory.FaultRule;
+import org.roce4j.transport.link.fault.FaultRule;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 

@@ -16,7 +16,7 @@ import org.roce4j.transport.QpType;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -26,9 +26,9 @@ import org.roce4j.wire.header.Ipv4Header;
  */
 final class EnginePair
 {
-    static final LinkAddress ADDRESS_A = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"),
+    static final LinkAddress ADDRESS_A = new LinkAddress(Mac.parse("02:00:00:00:00:0a"),
         Ipv4Header.parseAddress("10.0.0.1"));
-    static final LinkAddress ADDRESS_B = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"),
+    static final LinkAddress ADDRESS_B = new LinkAddress(Mac.parse("02:00:00:00:00:0b"),
         Ipv4Header.parseAddress("10.0.0.2"));
 
     final CachedNanoClock clock = new CachedNanoClock();

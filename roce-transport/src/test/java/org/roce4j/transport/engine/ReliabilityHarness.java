@@ -24,7 +24,7 @@ import org.roce4j.transport.WorkCompletion;
 import org.roce4j.transport.WrOpcode;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.memory.FaultInjector;
+import org.roce4j.transport.link.fault.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 
