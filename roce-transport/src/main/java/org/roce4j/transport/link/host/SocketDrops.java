@@ -1,4 +1,4 @@
-package org.roce4j.transport.link.tunnel;
+package org.roce4j.transport.link.host;
 
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -10,40 +10,107 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
+import java.util.function.LongSupplier;
+
+import org.roce4j.transport.link.LinkCounter;
+import org.roce4j.transport.link.LinkCounters;
 
 /**
- * The kernel's count of datagrams it dropped for one UDP socket (receive buffer full, ...), read from the last
- * column ("drops", {@code sk_drops}) of {@code /proc/net/udp} or {@code /proc/net/udp6}: a NIO
- * {@link java.nio.channels.DatagramChannel} cannot ask for SO_MEMINFO as the udp link's native sockets do.
- *
- * <p>The table is opened through {@code /proc/thread-self/net} on the thread that opens the socket, so it shows
- * the network namespace the socket lives in whichever thread reads it later. A row is the socket's when its local
- * address is the socket's bound address and port and its remote address is unset (the tunnel's socket is not
- * connected). Reading allocates nothing, but costs a procfs walk of every UDP socket: callers read on idle polls
- * only.
+ * The one reader of what the kernel dropped for a link's socket or capture handle (receive buffer full, capture
+ * ring full), folded into {@link LinkCounter#RECEIVE_ERRORS} so that, on an idle link, frames sent by the peer =
+ * FRAMES_RECEIVED + RECEIVE_ERRORS + RECEIVE_FILTERED. Three sources:
+ * <ul>
+ *   <li>{@link #procTable(InetSocketAddress)}: the last column ("drops", {@code sk_drops}) of {@code /proc/net/udp}
+ *   or {@code /proc/net/udp6}, for a NIO {@link java.nio.channels.DatagramChannel}, which cannot ask for
+ *   SO_MEMINFO. The table is opened through {@code /proc/thread-self/net} on the thread that opens the socket, so it
+ *   shows the network namespace the socket lives in whichever thread reads it later. A row is the socket's when
+ *   its local address is the socket's bound address and port and its remote address is unset. Reading allocates
+ *   nothing, but costs a procfs walk of every UDP socket.</li>
+ *   <li>{@link #soMeminfo(RawOption)}: getsockopt(SOL_SOCKET, SO_MEMINFO), word SK_MEMINFO_DROPS, for a native
+ *   socket (the udp link's).</li>
+ *   <li>{@link #of(LongSupplier)}: any other running total, such as libpcap's pcap_stats drops.</li>
+ * </ul>
+ * {@link #countInto(LinkCounters, long, long)} reads at most once per period (callers call it on idle polls) and adds
+ * the growth since the last reading. Single threaded: the thread that counts is the counters' writer.
  */
-final class SocketDrops
+public final class SocketDrops implements AutoCloseable
 {
     /** What {@link #read()} returns when the count cannot be read (no procfs, socket not listed). */
-    static final long UNKNOWN = -1;
+    public static final long UNKNOWN = -1;
 
+    /** SOL_SOCKET (asm-generic/socket.h). */
+    private static final int SOL_SOCKET = 1;
+    /** SO_MEMINFO (asm-generic/socket.h): u32[SK_MEMINFO_VARS] of socket memory counters. */
+    private static final int SO_MEMINFO = 55;
+    /** SK_MEMINFO_VARS (linux/sock_diag.h). */
+    private static final int SK_MEMINFO_VARS = 9;
+    /** SK_MEMINFO_DROPS (linux/sock_diag.h): datagrams the kernel dropped for this socket (buffer full, ...). */
+    private static final int SK_MEMINFO_DROPS = 8;
     /** Table bytes read: some 1,700 rows of /proc/net/udp (about 150 bytes each). */
     private static final int MAX_TABLE_BYTES = 256 * 1024;
     /** Columns of the local and the remote address (column 0 is "sl"); the drop count is the last column. */
     private static final int LOCAL_COLUMN = 1;
     private static final int REMOTE_COLUMN = 2;
 
+    /**
+     * Reads a raw socket option into a buffer, as Netty's {@code Socket.getRawOpt} does.
+     */
+    @FunctionalInterface
+    public interface RawOption
+    {
+        /**
+         * @param level  SOL_*.
+         * @param option SO_*.
+         * @param out    receives the option's bytes in native order.
+         * @throws IOException when the call fails.
+         */
+        void get(int level, int option, ByteBuffer out) throws IOException;
+    }
+
     private final FileChannel table;
     private final byte[] local;
     private final byte[] unsetRemote;
     /** Direct, so reads need no temporary copy; rows past its end (a host with thousands of sockets) are unseen. */
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(MAX_TABLE_BYTES);
+    private final ByteBuffer buffer;
+    private final RawOption rawOption;
+    private final LongSupplier total;
+    private long counted;
+    private long nextReadNs;
+    private boolean readBefore;
 
-    private SocketDrops(final FileChannel table, final String local, final String unsetRemote)
+    private SocketDrops(
+        final FileChannel table, final String local, final String unsetRemote, final RawOption rawOption,
+        final LongSupplier total)
     {
         this.table = table;
-        this.local = local.getBytes(StandardCharsets.US_ASCII);
-        this.unsetRemote = unsetRemote.getBytes(StandardCharsets.US_ASCII);
+        this.local = null == local ? null : local.getBytes(StandardCharsets.US_ASCII);
+        this.unsetRemote = null == unsetRemote ? null : unsetRemote.getBytes(StandardCharsets.US_ASCII);
+        this.rawOption = rawOption;
+        this.total = total;
+        this.buffer = null != table ? ByteBuffer.allocateDirect(MAX_TABLE_BYTES) : null != rawOption ?
+            ByteBuffer.allocateDirect(SK_MEMINFO_VARS * Integer.BYTES).order(ByteOrder.nativeOrder()) : null;
+    }
+
+    /**
+     * Read a native socket's drops with SO_MEMINFO.
+     *
+     * @param rawOption reads the socket's options.
+     * @return the reader.
+     */
+    public static SocketDrops soMeminfo(final RawOption rawOption)
+    {
+        return new SocketDrops(null, null, null, rawOption, null);
+    }
+
+    /**
+     * Read drops from a running total kept elsewhere.
+     *
+     * @param total returns the total so far, or {@link #UNKNOWN}.
+     * @return the reader.
+     */
+    public static SocketDrops of(final LongSupplier total)
+    {
+        return new SocketDrops(null, null, null, null, total);
     }
 
     /**
@@ -52,7 +119,7 @@ final class SocketDrops
      * @param bound the socket's bound address and port.
      * @return the reader, or null when procfs cannot be read (drops then stay uncounted).
      */
-    static SocketDrops open(final InetSocketAddress bound)
+    public static SocketDrops procTable(final InetSocketAddress bound)
     {
         final boolean ipv4 = bound.getAddress() instanceof Inet4Address;
         try
@@ -60,7 +127,7 @@ final class SocketDrops
             final FileChannel table = FileChannel.open(
                 Path.of("/proc/thread-self/net", ipv4 ? "udp" : "udp6"), StandardOpenOption.READ);
             final String unset = ipv4 ? "00000000:0000" : "00000000000000000000000000000000:0000";
-            return new SocketDrops(table, procAddress(bound), unset);
+            return new SocketDrops(table, procAddress(bound), unset, null, null);
         }
         catch (final IOException | UnsupportedOperationException ex)
         {
@@ -76,7 +143,7 @@ final class SocketDrops
      * @param address bound address and port.
      * @return the text.
      */
-    static String procAddress(final InetSocketAddress address)
+    public static String procAddress(final InetSocketAddress address)
     {
         final byte[] bytes = address.getAddress().getAddress();
         final ByteBuffer words = ByteBuffer.wrap(bytes).order(ByteOrder.nativeOrder());
@@ -89,13 +156,22 @@ final class SocketDrops
     }
 
     /**
-     * @return the socket's drop count, or {@link #UNKNOWN}.
+     * @return the drops so far, or {@link #UNKNOWN}.
      */
-    long read()
+    public long read()
     {
+        if (null != total)
+        {
+            return total.getAsLong();
+        }
         try
         {
             buffer.clear();
+            if (null != rawOption)
+            {
+                rawOption.get(SOL_SOCKET, SO_MEMINFO, buffer);
+                return buffer.getInt(SK_MEMINFO_DROPS * Integer.BYTES) & 0xFFFF_FFFFL;
+            }
             long position = 0;
             int read;
             while (buffer.hasRemaining() && (read = table.read(buffer, position)) > 0)
@@ -111,6 +187,30 @@ final class SocketDrops
     }
 
     /**
+     * Add the drops since the last reading to {@link LinkCounter#RECEIVE_ERRORS}, reading at most once per period
+     * (the socket or handle is the link's own, so every drop it ever had is the link's).
+     *
+     * @param counters the link's counters (the caller's thread is their writer).
+     * @param nowNs    current time.
+     * @param periodNs least time between readings.
+     */
+    public void countInto(final LinkCounters counters, final long nowNs, final long periodNs)
+    {
+        if (readBefore && nowNs - nextReadNs < 0)
+        {
+            return;
+        }
+        readBefore = true;
+        nextReadNs = nowNs + periodNs;
+        final long drops = read();
+        if (drops > counted)
+        {
+            counters.add(LinkCounter.RECEIVE_ERRORS, drops - counted);
+            counted = drops;
+        }
+    }
+
+    /**
      * Find the socket's row without allocating: compare the local and remote address columns byte by byte.
      *
      * @param table       /proc/net/udp bytes from index 0.
@@ -119,7 +219,7 @@ final class SocketDrops
      * @param unsetRemote the remote address of an unconnected socket as printed there.
      * @return the drops (last column) of the first matching row, or {@link #UNKNOWN}.
      */
-    static long dropsIn(final ByteBuffer table, final int length, final byte[] local, final byte[] unsetRemote)
+    public static long dropsIn(final ByteBuffer table, final int length, final byte[] local, final byte[] unsetRemote)
     {
         int lineStart = 0;
         while (lineStart < length)
@@ -218,10 +318,14 @@ final class SocketDrops
     }
 
     /**
-     * Release the table.
+     * Release the table, if any.
      */
-    void close()
+    public void close()
     {
+        if (null == table)
+        {
+            return;
+        }
         try
         {
             table.close();

@@ -1,4 +1,4 @@
-package org.roce4j.transport.link.tunnel;
+package org.roce4j.transport.link.host;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
