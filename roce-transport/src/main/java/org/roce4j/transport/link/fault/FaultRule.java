@@ -1,5 +1,6 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.transport.link.fault;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.roce4j.transport.link.LinkAddress;
@@ -11,9 +12,10 @@ import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
- * A targeted fault: an action ({@link FaultAction}), a predicate over the frame's BTH and destination, and how
- * many times it fires. Built fluently, then installed on the egress port whose frames it should hit with
- * {@link FaultInjector#addRule(FaultRule)}:
+ * A targeted fault: an action ({@link FaultAction}), a predicate over the frame's BTH and destination, how often it
+ * fires (a probability, every N-th match) and how many times. Built fluently, or parsed from the {@code --faults}
+ * grammar ({@link FaultSpec}), then installed on the injector whose frames it should hit with
+ * {@link FaultInjector#addRule(FaultRule)} (a memory port's egress, or one direction of a {@link FaultyLink}):
  * <pre>{@code
  * FaultRule.drop().destQp(qpn).psn(7).once()                         // lose one packet, let the retry through
  * FaultRule.drop().operation(Operation.ACKNOWLEDGE).times(3)          // the next three ACKs or NAKs
@@ -22,13 +24,17 @@ import org.roce4j.wire.header.Ipv4Header;
  * FaultRule.corruptIcrc().skip(9).once()                              // the 10th frame gets a bad ICRC
  * FaultRule.delay(50_000).destQp(qpn)                                 // 50 us more latency for one QP
  * FaultRule.reorder(3).opcode(Opcode.RC_SEND_FIRST).once()            // the first SEND_FIRST arrives 3 late
+ * FaultRule.drop().probability(0.02)                                  // 2 % of frames, drawn from the seed
+ * FaultRule.ecn().every(10)                                           // every 10th frame marked CE
  * }</pre>
  *
  * <p>Matchers combine with AND; a rule without matchers matches every frame, while any BTH matcher (opcode,
- * operation, transport, QPN, PSN) matches RoCEv2 frames only. A port evaluates its rules in the order they were
- * added and applies the first that matches and still has hits left; {@link #skip(long)} lets the first matching
- * frames through untouched (to the later rules). The random profile of the port then applies on top to frames the
- * rule did not drop.
+ * operation, transport, QPN, PSN) matches RoCEv2 frames only. An injector evaluates its rules in the order they were
+ * added and applies the first that fires: it matches, still has hits left, it is the rule's N-th match
+ * ({@link #every(long)}) and its probability draws it ({@link #probability(double)}, one draw per such frame from the
+ * rule's own stream, split from the injector's seed); {@link #skip(long)} lets the first matching frames through
+ * untouched (to the later rules). The random profile of the injector then applies on top to frames the rule did not
+ * drop.
  *
  * <p>A rule is configuration while it is built and becomes immutable once installed: changing it afterwards throws
  * {@link IllegalStateException}. Its hit count may be read from any thread; it is written by the thread driving
@@ -62,6 +68,10 @@ public final class FaultRule
     private long windowStartNs;
     private long windowEndNs;
     private long skip;
+    private long every = 1;
+    private long matchesSeen;
+    private double probability = 1.0;
+    private SplittableRandom random;
     private long limit = UNLIMITED;
     private boolean installed;
     private boolean matchesBth;
@@ -156,6 +166,24 @@ public final class FaultRule
             throw new IllegalArgumentException("laterFrames must be at least 1: " + laterFrames);
         }
         return new FaultRule(FaultAction.REORDER, 0, laterFrames);
+    }
+
+    /**
+     * @return a rule that flips one bit of each matching frame's payload, or of its ICRC when it has none: the
+     *     frame still parses, its ICRC is bad (the {@code --faults} action {@code corrupt=P}).
+     */
+    public static FaultRule corruptPayload()
+    {
+        return new FaultRule(FaultAction.CORRUPT_PAYLOAD, 0, 1);
+    }
+
+    /**
+     * @return a rule that marks matching frames Congestion Experienced (ECN bits 11) and fixes the IPv4 header
+     *     checksum; the ICRC stays valid.
+     */
+    public static FaultRule ecn()
+    {
+        return new FaultRule(FaultAction.ECN, 0, 0);
     }
 
     static void checkCorruptBits(final int bits)
@@ -275,9 +303,9 @@ public final class FaultRule
     }
 
     /**
-     * Match frames the switch routes to one port.
+     * Match frames going to one address (on the fabric: routed to that port).
      *
-     * @param destination address of the receiving port.
+     * @param destination address of the receiver; its primary IPv4 address is matched.
      * @return this.
      */
     public FaultRule to(final LinkAddress destination)
@@ -326,6 +354,41 @@ public final class FaultRule
         windowRelative = true;
         windowStartNs = 0;
         windowEndNs = durationNs;
+        return this;
+    }
+
+    /**
+     * Act on a matching frame only with this probability, drawn from the rule's own random stream (split from the
+     * injector's seed when the rule is installed), so a seeded run repeats exactly.
+     *
+     * @param chance 0 to 1.
+     * @return this.
+     */
+    public FaultRule probability(final double chance)
+    {
+        checkMutable();
+        if (!(chance >= 0.0 && chance <= 1.0))
+        {
+            throw new IllegalArgumentException("probability must be 0..1: " + chance);
+        }
+        probability = chance;
+        return this;
+    }
+
+    /**
+     * Act only on every N-th matching frame (the N-th, 2N-th, ...).
+     *
+     * @param n at least 1.
+     * @return this.
+     */
+    public FaultRule every(final long n)
+    {
+        checkMutable();
+        if (n < 1)
+        {
+            throw new IllegalArgumentException("every must be at least 1: " + n);
+        }
+        every = n;
         return this;
     }
 
@@ -428,11 +491,13 @@ public final class FaultRule
     /**
      * Called once by the injector the rule is added to.
      *
-     * @param nowNs fabric clock time, which starts a relative window.
+     * @param nowNs  clock time, which starts a relative window.
+     * @param stream the rule's random stream (probability draws, corrupted bits).
      */
-    void install(final long nowNs)
+    void install(final long nowNs, final SplittableRandom stream)
     {
         checkMutable();
+        random = stream;
         if (windowRelative)
         {
             windowStartNs = nowNs;
@@ -445,14 +510,14 @@ public final class FaultRule
     }
 
     /**
-     * Decide whether the rule fires on a frame, consuming a skip or a hit when it matches.
+     * Decide whether the rule fires on a frame, consuming a skip, a count or a draw, and a hit when it fires.
      *
      * @param frame       the frame's fields.
-     * @param destination port the frame is routed to.
-     * @param nowNs       fabric clock time (only read when the rule has a window).
+     * @param destination IPv4 address the frame goes to (the receiving port's, on the fabric), or 0.
+     * @param nowNs       clock time (only read when the rule has a window).
      * @return true when the rule acts on the frame.
      */
-    boolean fire(final FrameView frame, final MemoryLink destination, final long nowNs)
+    boolean fire(final FrameView frame, final int destination, final long nowNs)
     {
         if (!matches(frame, destination, nowNs))
         {
@@ -463,17 +528,33 @@ public final class FaultRule
             skipped++;
             return false;
         }
+        if (1 != every && 0 != ++matchesSeen % every)
+        {
+            return false;
+        }
+        if (probability < 1.0 && !(random.nextDouble() < probability))
+        {
+            return false;
+        }
         hits.setOpaque(hits.getPlain() + 1);
         return true;
     }
 
-    private boolean matches(final FrameView frame, final MemoryLink destination, final long nowNs)
+    /**
+     * @return the rule's random stream, for the bits it corrupts.
+     */
+    SplittableRandom random()
+    {
+        return random;
+    }
+
+    private boolean matches(final FrameView frame, final int destination, final long nowNs)
     {
         if (isExhausted())
         {
             return false;
         }
-        if (hasDestination && destinationIpv4 != destination.address().ipv4())
+        if (hasDestination && destinationIpv4 != destination)
         {
             return false;
         }
@@ -597,6 +678,14 @@ public final class FaultRule
         if (0 != skip)
         {
             sb.append(" skip=").append(skip);
+        }
+        if (1 != every)
+        {
+            sb.append(" every=").append(every);
+        }
+        if (probability < 1.0)
+        {
+            sb.append(" p=").append(probability);
         }
         sb.append(" limit=").append(UNLIMITED == limit ? "unlimited" : Long.toString(limit));
         sb.append(" hits=").append(hits());

@@ -1,19 +1,42 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.transport.link.fault;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The sending port's store for frames held back to be reordered: each waits until a given number of later frames
- * have left the port, or until a deadline on the fabric clock passes (so a frame held at the end of a burst still
- * goes out), then follows them. Owned by the thread driving the port: no locks. Slots are allocated on the first
- * held frame; afterwards nothing allocates.
+ * A store for frames held back to be reordered: each waits until a given number of later frames have passed, or
+ * until a deadline passes (so a frame held at the end of a burst still goes out), then follows them. The memory
+ * fabric's sending port keeps one; a {@link FaultyLink} keeps one per direction. Owned by one thread: no locks.
+ * Slots are allocated on the first held frame; afterwards nothing allocates.
+ *
+ * @param <D> where a released frame goes (the fabric's destination port; nothing for a FaultyLink).
  */
-final class ReorderBuffer
+public final class ReorderBuffer<D>
 {
+    /**
+     * Takes released frames.
+     *
+     * @param <D> where a released frame goes.
+     */
+    @FunctionalInterface
+    public interface Release<D>
+    {
+        /**
+         * One copy of a released frame.
+         *
+         * @param destination given when it was held.
+         * @param buffer      holding the frame (valid during the call).
+         * @param offset      of the frame.
+         * @param length      of the frame.
+         * @param delayed     true when it also carries a due time.
+         * @param dueNs       its due time when delayed.
+         */
+        void release(D destination, DirectBuffer buffer, int offset, int length, boolean delayed, long dueNs);
+    }
+
     private final int capacity;
     private final int slotLength;
-    private final MemoryLink[] destinations;
+    private final Object[] destinations;
     private final int[] lengths;
     private final int[] remaining;
     private final int[] copies;
@@ -30,11 +53,11 @@ final class ReorderBuffer
      * @param capacity   most frames held at once.
      * @param slotLength longest frame the port can send.
      */
-    ReorderBuffer(final int capacity, final int slotLength)
+    public ReorderBuffer(final int capacity, final int slotLength)
     {
         this.capacity = capacity;
         this.slotLength = slotLength;
-        this.destinations = new MemoryLink[capacity];
+        this.destinations = new Object[capacity];
         this.lengths = new int[capacity];
         this.remaining = new int[capacity];
         this.copies = new int[capacity];
@@ -53,7 +76,7 @@ final class ReorderBuffer
     /**
      * @return frames held.
      */
-    int size()
+    public int size()
     {
         return size;
     }
@@ -67,13 +90,13 @@ final class ReorderBuffer
      * @param length       of the frame.
      * @param laterFrames  frames that must leave first, at least 1.
      * @param frameCopies  times to deliver the frame when released (1 plus injected duplicates).
-     * @param deadline     fabric clock time after which it is released anyway.
+     * @param deadline     clock time after which it is released anyway.
      * @param isDelayed    true when it also carries a delivery time.
      * @param due          delivery time when {@code isDelayed}.
      * @return false when every slot is busy.
      */
-    boolean hold(
-        final MemoryLink destination,
+    public boolean hold(
+        final D destination,
         final DirectBuffer buffer,
         final int offset,
         final int length,
@@ -105,13 +128,13 @@ final class ReorderBuffer
     }
 
     /**
-     * A frame left the port: count it against every held frame and release, oldest first, those that have
-     * waited for enough later frames.
+     * A frame went on: count it against every held frame and release, oldest first, those that have waited for
+     * enough later frames.
      *
-     * @param port sending the released frames.
+     * @param port takes the released frames.
      * @return frames released.
      */
-    int onFrameSent(final MemoryLink port)
+    public int onFrameSent(final Release<D> port)
     {
         int released = 0;
         for (int i = 0; i < size; )
@@ -133,11 +156,11 @@ final class ReorderBuffer
     /**
      * Release, oldest first, the frames whose deadline has passed.
      *
-     * @param port  sending the released frames.
-     * @param nowNs fabric clock time.
+     * @param port  takes the released frames.
+     * @param nowNs clock time.
      * @return frames released.
      */
-    int releaseExpired(final MemoryLink port, final long nowNs)
+    public int releaseExpired(final Release<D> port, final long nowNs)
     {
         int released = 0;
         for (int i = 0; i < size; )
@@ -158,10 +181,10 @@ final class ReorderBuffer
     /**
      * Release every held frame, oldest first.
      *
-     * @param port sending the released frames.
+     * @param port takes the released frames.
      * @return frames released.
      */
-    int releaseAll(final MemoryLink port)
+    public int releaseAll(final Release<D> port)
     {
         int released = 0;
         while (size > 0)
@@ -175,7 +198,7 @@ final class ReorderBuffer
     /**
      * Forget every held frame.
      */
-    void clear()
+    public void clear()
     {
         while (size > 0)
         {
@@ -185,16 +208,17 @@ final class ReorderBuffer
         }
     }
 
-    private void release(final MemoryLink port, final int position)
+    private void release(final Release<D> port, final int position)
     {
         final int slot = order[position];
         System.arraycopy(order, position + 1, order, position, size - position - 1);
         size--;
-        final MemoryLink destination = destinations[slot];
+        @SuppressWarnings("unchecked")
+        final D destination = (D)destinations[slot];
         destinations[slot] = null;
         for (int c = 0; c < copies[slot]; c++)
         {
-            port.forward(destination, slots, slot * slotLength, lengths[slot], delayed[slot], dueNs[slot]);
+            port.release(destination, slots, slot * slotLength, lengths[slot], delayed[slot], dueNs[slot]);
         }
         free[freeCount++] = slot;
     }

@@ -1,7 +1,8 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.transport.link.fault;
 
 import org.agrona.DirectBuffer;
 import org.roce4j.wire.Icrc;
+import org.roce4j.wire.Opcode;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
@@ -11,12 +12,12 @@ import org.roce4j.wire.header.UdpHeader;
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
 /**
- * The few fields of an outgoing frame the switch needs: where the IP header starts, the destination address to
- * route on, and, for RoCEv2 packets, the BTH fields fault rules match on. Reads only what is there and never
- * throws: a frame too short for a field simply lacks it. It validates nothing else; checking the frame is the
- * receiver's job ({@link org.roce4j.wire.RoceFrameParser}).
+ * The few fields of a frame that fault injection and the memory fabric's switch need: where the IP header starts,
+ * the destination address to route on, and, for RoCEv2 packets, the BTH fields fault rules match on. Reads only what
+ * is there and never throws: a frame too short for a field simply lacks it. It validates nothing else; checking the
+ * frame is the receiver's job ({@link org.roce4j.wire.RoceFrameParser}). Reusable: wrap one frame after another.
  */
-final class FrameView
+public final class FrameView
 {
     /** IPv4 header length in 32-bit words when the header has no options (IHL = 5). */
     private static final int IPV4_MIN_IHL = 5;
@@ -42,7 +43,7 @@ final class FrameView
      * @param offset of the Ethernet header.
      * @param length of the frame.
      */
-    void wrap(final DirectBuffer buffer, final int offset, final int length)
+    public void wrap(final DirectBuffer buffer, final int offset, final int length)
     {
         ethernetLength = 0;
         ipVersion = 0;
@@ -132,7 +133,7 @@ final class FrameView
     /**
      * @return 14 or 18, or 0 when the frame is shorter than an Ethernet header.
      */
-    int ethernetLength()
+    public int ethernetLength()
     {
         return ethernetLength;
     }
@@ -140,7 +141,7 @@ final class FrameView
     /**
      * @return 4 or 6 when the destination address is present, else 0 (ARP, other EtherTypes, truncated).
      */
-    int ipVersion()
+    public int ipVersion()
     {
         return ipVersion;
     }
@@ -148,7 +149,7 @@ final class FrameView
     /**
      * @return offset of the IP header.
      */
-    int ipOffset()
+    public int ipOffset()
     {
         return ipOffset;
     }
@@ -156,7 +157,7 @@ final class FrameView
     /**
      * @return IP packet length as the header says, or the bytes available when the header's length is unusable.
      */
-    int ipLength()
+    public int ipLength()
     {
         return ipLength;
     }
@@ -164,7 +165,7 @@ final class FrameView
     /**
      * @return IPv4 destination (when {@link #ipVersion()} is 4).
      */
-    int destinationIpv4()
+    public int destinationIpv4()
     {
         return destinationIpv4;
     }
@@ -172,7 +173,7 @@ final class FrameView
     /**
      * @return high half of the IPv6 destination (when {@link #ipVersion()} is 6).
      */
-    long destinationHigh()
+    public long destinationHigh()
     {
         return destinationHigh;
     }
@@ -180,7 +181,7 @@ final class FrameView
     /**
      * @return low half of the IPv6 destination (when {@link #ipVersion()} is 6).
      */
-    long destinationLow()
+    public long destinationLow()
     {
         return destinationLow;
     }
@@ -188,7 +189,7 @@ final class FrameView
     /**
      * @return true for UDP to port 4791 with room for a BTH and an ICRC.
      */
-    boolean isRoce()
+    public boolean isRoce()
     {
         return roce;
     }
@@ -196,7 +197,7 @@ final class FrameView
     /**
      * @return offset of the UDP header (when {@link #isRoce()}).
      */
-    int udpOffset()
+    public int udpOffset()
     {
         return udpOffset;
     }
@@ -204,7 +205,7 @@ final class FrameView
     /**
      * @return offset of the BTH (when {@link #isRoce()}).
      */
-    int bthOffset()
+    public int bthOffset()
     {
         return bthOffset;
     }
@@ -212,15 +213,29 @@ final class FrameView
     /**
      * @return offset of the ICRC trailer: the last 4 bytes of the IP packet (when {@link #isRoce()}).
      */
-    int icrcOffset()
+    public int icrcOffset()
     {
         return ipOffset + ipLength - Icrc.LENGTH;
     }
 
     /**
+     * @return offset of the payload (after the BTH and the opcode's extension headers), or the ICRC's offset when
+     *     the opcode is unknown or the frame too short for its headers (when {@link #isRoce()}).
+     */
+    public int payloadOffset()
+    {
+        final Opcode known = Opcode.of(opcode);
+        if (null == known || bthOffset + known.headerLength() > icrcOffset())
+        {
+            return icrcOffset();
+        }
+        return bthOffset + known.headerLength();
+    }
+
+    /**
      * @return BTH opcode byte, or -1 when not RoCE.
      */
-    int opcode()
+    public int opcode()
     {
         return opcode;
     }
@@ -228,7 +243,7 @@ final class FrameView
     /**
      * @return BTH DestQP, or -1 when not RoCE.
      */
-    int destQp()
+    public int destQp()
     {
         return destQp;
     }
@@ -236,7 +251,7 @@ final class FrameView
     /**
      * @return BTH PSN, or -1 when not RoCE.
      */
-    int psn()
+    public int psn()
     {
         return psn;
     }

@@ -1,16 +1,19 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.transport.link.fault;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.FrameHandler;
+import org.roce4j.transport.link.LinkCounter;
+import org.roce4j.transport.link.LinkCounters;
 
 /**
- * The receiving port's hold area for delayed frames that were not due yet when it read them from its ring: a
- * fixed pool of frame-sized slots and a binary min-heap ordered by due time, then arrival order, so frames with
- * equal due times keep their order. Owned by the thread polling the port: no locks. The slots are allocated on
- * the first delayed frame, so ports that never see one cost nothing; afterwards nothing allocates.
+ * A hold area for delayed frames until they are due: a fixed pool of frame-sized slots and a binary min-heap ordered
+ * by due time, then arrival order, so frames with equal due times keep their order. The memory fabric's receiving
+ * port keeps one for delayed frames not due yet when it read them from its ring; a {@link FaultyLink} keeps one per
+ * direction. Owned by one thread: no locks. The slots are allocated on the first delayed frame, so users that never
+ * see one cost nothing; afterwards nothing allocates.
  */
-final class DelayLine
+public final class DelayLine
 {
     private final int capacity;
     private final int slotLength;
@@ -28,7 +31,7 @@ final class DelayLine
      * @param capacity   most frames held at once.
      * @param slotLength longest frame the port can receive.
      */
-    DelayLine(final int capacity, final int slotLength)
+    public DelayLine(final int capacity, final int slotLength)
     {
         this.capacity = capacity;
         this.slotLength = slotLength;
@@ -47,7 +50,7 @@ final class DelayLine
     /**
      * @return most frames held at once.
      */
-    int capacity()
+    public int capacity()
     {
         return capacity;
     }
@@ -55,7 +58,7 @@ final class DelayLine
     /**
      * @return frames held.
      */
-    int size()
+    public int size()
     {
         return size;
     }
@@ -66,10 +69,10 @@ final class DelayLine
      * @param buffer holding the frame.
      * @param offset of the frame.
      * @param length of the frame, at most the slot length.
-     * @param due    fabric clock time at which to deliver it.
+     * @param due    clock time at which to deliver it.
      * @return false when every slot is busy (the caller counts the drop).
      */
-    boolean hold(final DirectBuffer buffer, final int offset, final int length, final long due)
+    public boolean hold(final DirectBuffer buffer, final int offset, final int length, final long due)
     {
         if (0 == freeCount || length > slotLength)
         {
@@ -102,19 +105,24 @@ final class DelayLine
     /**
      * Hand over the frames due at {@code nowNs}, earliest first.
      *
-     * @param nowNs     fabric clock time.
+     * @param nowNs     clock time.
      * @param handler   receiving the frames.
      * @param maxFrames the most frames to hand over.
-     * @param port      whose receive counters to update.
+     * @param counters  whose FRAMES_RECEIVED and BYTES_RECEIVED count them, or null to count nothing.
      * @return frames handed over.
      */
-    int deliverDue(final long nowNs, final FrameHandler handler, final int maxFrames, final MemoryLink port)
+    public int deliverDue(final long nowNs, final FrameHandler handler, final int maxFrames,
+        final LinkCounters counters)
     {
         int delivered = 0;
         while (size > 0 && delivered < maxFrames && dueNs[heap[0]] - nowNs <= 0)
         {
             final int slot = removeFirst();
-            port.countReceived(lengths[slot]);
+            if (null != counters)
+            {
+                counters.increment(LinkCounter.FRAMES_RECEIVED);
+                counters.add(LinkCounter.BYTES_RECEIVED, lengths[slot]);
+            }
             try
             {
                 handler.onFrame(slots, slot * slotLength, lengths[slot]);
@@ -131,7 +139,7 @@ final class DelayLine
     /**
      * Forget every held frame.
      */
-    void clear()
+    public void clear()
     {
         while (size > 0)
         {

@@ -1,4 +1,4 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.transport.link.fault;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,8 +16,8 @@ import org.roce4j.wire.header.Ipv6Header;
 import org.roce4j.wire.header.UdpHeader;
 
 /**
- * The faults one {@link MemoryLink} injects into the frames it sends (its egress, towards the switch): a seeded
- * random profile plus targeted {@link FaultRule}s. Configure it fluently:
+ * The faults injected into one stream of frames: a memory port's egress (towards the switch), or one direction of a
+ * {@link FaultyLink}. A seeded random profile plus targeted {@link FaultRule}s. Configure it fluently:
  * <pre>{@code
  * link.faults()
  *     .seed(0xC0FFEE)
@@ -37,7 +37,7 @@ import org.roce4j.wire.header.UdpHeader;
  * from its own streams, so enabling one kind never changes which frames another kind hits. The streams are the
  * successive {@link SplittableRandom#split()}s of {@code new SplittableRandom(seed)}, two per kind in the order
  * loss, duplication, corruption, reordering, delay (first its decision stream, then its detail stream), then one
- * for the rules. While a kind's rate is non-zero its decision stream yields exactly one {@code nextDouble()} per
+ * for the rules; each installed rule gets a stream of its own split from that one, in installation order. While a kind's rate is non-zero its decision stream yields exactly one {@code nextDouble()} per
  * frame sent, and the kind hits the frame when that value is below the rate; amounts (bits and their positions,
  * reorder distances, jitter) come from the detail stream.
  *
@@ -70,10 +70,13 @@ public final class FaultInjector
 
     private final NanoClock clock;
     private final LinkCounters counters;
+    private final LinkCounters injected = new LinkCounters();
+    private final Ipv4Header ipv4Header = new Ipv4Header();
     private final SplittableRandom[] decision = new SplittableRandom[KIND_COUNT];
     private final SplittableRandom[] detail = new SplittableRandom[KIND_COUNT];
     private final double[] rate = new double[KIND_COUNT];
     private SplittableRandom ruleRandom;
+    private SplittableRandom ruleStreams;
     private long seed;
     private int corruptMaxBits = 1;
     private int reorderMaxLaterFrames = 1;
@@ -88,11 +91,17 @@ public final class FaultInjector
     private final int[] flipBits = new int[FaultRule.MAX_CORRUPT_BITS];
 
     private boolean verdictDrop;
+    private boolean verdictCorrupted;
     private int verdictCopies;
     private long verdictDelayNs;
     private int verdictReorder;
 
-    FaultInjector(final NanoClock clock, final LinkCounters counters, final long seed)
+    /**
+     * @param clock    time source of delays, windows and reorder bounds.
+     * @param counters the link's counters, where what is injected is counted too (null for none).
+     * @param seed     of the random streams.
+     */
+    public FaultInjector(final NanoClock clock, final LinkCounters counters, final long seed)
     {
         this.clock = clock;
         this.counters = counters;
@@ -115,6 +124,7 @@ public final class FaultInjector
             detail[kind] = master.split();
         }
         ruleRandom = master.split();
+        ruleStreams = ruleRandom.split();
         return this;
     }
 
@@ -224,7 +234,7 @@ public final class FaultInjector
      */
     public FaultInjector addRule(final FaultRule rule)
     {
-        rule.install(clock.nanoTime());
+        rule.install(clock.nanoTime(), ruleStreams.split());
         final FaultRule[] more = Arrays.copyOf(rules, rules.length + 1);
         more[rules.length] = rule;
         setRules(more);
@@ -375,22 +385,30 @@ public final class FaultInjector
     }
 
     /**
-     * Decide the fate of one outgoing frame, corrupt it in place when so decided, count drops, corruptions and
-     * duplicates, and leave the rest of the verdict in {@link #dropped()}, {@link #copies()},
+     * @return what this injector injected (the INJECTED_* counters only), for reports.
+     */
+    public LinkCounters injected()
+    {
+        return injected;
+    }
+
+    /**
+     * Decide the fate of one frame, corrupt or mark it in place when so decided, count drops, corruptions, ECN
+     * marks and duplicates, and leave the rest of the verdict in {@link #dropped()}, {@link #copies()},
      * {@link #verdictDelayNs()} and {@link #reorderFrames()}.
      *
      * @param frame       fields of the frame.
      * @param buffer      holding the frame.
      * @param offset      of the frame.
      * @param length      of the frame.
-     * @param destination port the frame is routed to.
+     * @param destination IPv4 address the frame goes to (the port it is routed to, on the fabric), or 0.
      */
-    void decide(
+    public void decide(
         final FrameView frame,
         final MutableDirectBuffer buffer,
         final int offset,
         final int length,
-        final MemoryLink destination)
+        final int destination)
     {
         boolean drop = false;
         int extraCopies = 0;
@@ -398,6 +416,9 @@ public final class FaultInjector
         int reorder = 0;
         int corruptBits = 0;
         boolean corruptIcrc = false;
+        boolean corruptPayload = false;
+        boolean ecn = false;
+        SplittableRandom firedRandom = ruleRandom;
 
         final FaultRule[] currentRules = rules;
         if (currentRules.length > 0)
@@ -407,6 +428,7 @@ public final class FaultInjector
             {
                 if (rule.fire(frame, destination, nowNs))
                 {
+                    firedRandom = rule.random();
                     switch (rule.action())
                     {
                         case DROP:
@@ -420,6 +442,12 @@ public final class FaultInjector
                             break;
                         case CORRUPT_ICRC:
                             corruptIcrc = true;
+                            break;
+                        case CORRUPT_PAYLOAD:
+                            corruptPayload = true;
+                            break;
+                        case ECN:
+                            ecn = true;
                             break;
                         case DELAY:
                             delay += rule.delayNs();
@@ -461,28 +489,83 @@ public final class FaultInjector
         {
             // Flipped even when the frame is dropped, so the corruption streams advance the same either way.
             corrupt(frame, buffer, offset, length, corruptBits, corruptIcrc,
-                randomCorruption ? detail[CORRUPTION] : ruleRandom);
+                randomCorruption ? detail[CORRUPTION] : firedRandom);
+        }
+        if (corruptPayload)
+        {
+            corruptPayload(frame, buffer, firedRandom);
         }
         verdictDrop = drop;
+        verdictCorrupted = corruptBits > 0 || corruptIcrc || corruptPayload;
         if (drop)
         {
-            counters.increment(LinkCounter.INJECTED_DROPS);
+            count(LinkCounter.INJECTED_DROPS, 1);
             verdictCopies = 0;
             verdictDelayNs = 0;
             verdictReorder = 0;
             return;
         }
-        if (corruptBits > 0 || corruptIcrc)
+        if (ecn && EcnMark.markCongestion(frame, buffer, ipv4Header))
         {
-            counters.increment(LinkCounter.INJECTED_CORRUPTIONS);
+            count(LinkCounter.INJECTED_ECN_MARKS, 1);
+        }
+        if (corruptBits > 0 || corruptIcrc || corruptPayload)
+        {
+            count(LinkCounter.INJECTED_CORRUPTIONS, 1);
         }
         if (extraCopies > 0)
         {
-            counters.add(LinkCounter.INJECTED_DUPLICATES, extraCopies);
+            count(LinkCounter.INJECTED_DUPLICATES, extraCopies);
         }
         verdictCopies = 1 + extraCopies;
         verdictDelayNs = delay;
         verdictReorder = reorder;
+    }
+
+    /**
+     * Count an injected fault on the link and in this injector's own tally. The thread deciding is the link's.
+     *
+     * @param key   an INJECTED_* counter.
+     * @param delta how many.
+     */
+    void count(final LinkCounter key, final long delta)
+    {
+        injected.add(key, delta);
+        if (null != counters)
+        {
+            counters.add(key, delta);
+        }
+    }
+
+    /**
+     * Flip one bit of the payload (after the transport headers, pad included), or of the ICRC when there is none: the
+     * frame parses as it did, but its ICRC no longer matches. Non-RoCE frames get one bit flipped after the Ethernet
+     * header as {@link FaultAction#CORRUPT} does.
+     */
+    private void corruptPayload(final FrameView frame, final MutableDirectBuffer buffer, final SplittableRandom random)
+    {
+        if (!frame.isRoce())
+        {
+            if (0 != frame.ethernetLength())
+            {
+                final int start = frame.ipOffset();
+                final int end = 0 != frame.ipVersion() ? start + frame.ipLength() : start;
+                if (end > start)
+                {
+                    flip(buffer, start + random.nextInt(end - start), random.nextInt(Byte.SIZE));
+                }
+            }
+            return;
+        }
+        final int start = frame.payloadOffset();
+        final int end = frame.icrcOffset();
+        final int at = end > start ? start + random.nextInt(end - start) : end + random.nextInt(Icrc.LENGTH);
+        flip(buffer, at, random.nextInt(Byte.SIZE));
+    }
+
+    private static void flip(final MutableDirectBuffer buffer, final int at, final int bit)
+    {
+        buffer.putByte(at, (byte)(buffer.getByte(at) ^ (1 << bit)));
     }
 
     private boolean hits(final int kind)
@@ -597,15 +680,23 @@ public final class FaultInjector
     /**
      * @return true when the last decided frame is dropped.
      */
-    boolean dropped()
+    public boolean dropped()
     {
         return verdictDrop;
     }
 
     /**
+     * @return true when the last decided frame was corrupted (its ICRC is bad now).
+     */
+    public boolean corrupted()
+    {
+        return verdictCorrupted;
+    }
+
+    /**
      * @return times to deliver the last decided frame (1 plus duplicates).
      */
-    int copies()
+    public int copies()
     {
         return verdictCopies;
     }
@@ -613,7 +704,7 @@ public final class FaultInjector
     /**
      * @return extra latency for the last decided frame, 0 for none.
      */
-    long verdictDelayNs()
+    public long verdictDelayNs()
     {
         return verdictDelayNs;
     }
@@ -621,7 +712,7 @@ public final class FaultInjector
     /**
      * @return later frames the last decided frame waits for, 0 for none.
      */
-    int reorderFrames()
+    public int reorderFrames()
     {
         return verdictReorder;
     }
@@ -629,7 +720,7 @@ public final class FaultInjector
     /**
      * @return bound on waiting for later frames.
      */
-    long reorderMaxHoldNs()
+    public long reorderMaxHoldNs()
     {
         return reorderMaxHoldNs;
     }
