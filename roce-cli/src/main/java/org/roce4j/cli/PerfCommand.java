@@ -201,6 +201,7 @@ public final class PerfCommand implements Callable<Integer>
         try
         {
             final PerfSettings settings = settings();
+            link.check();
             if (link.isMemory())
             {
                 return runInProcess(settings, out, err);
@@ -209,7 +210,7 @@ public final class PerfCommand implements Callable<Integer>
             {
                 HostNames.resolveServer(server, port);
             }
-            try (Link opened = link.open();
+            try (Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
@@ -236,6 +237,10 @@ public final class PerfCommand implements Callable<Integer>
             err.println("roce perf: " + ex.getMessage());
             err.flush();
             return EXIT_FAILURE;
+        }
+        finally
+        {
+            link.report(err);
         }
     }
 
@@ -408,9 +413,11 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final MemoryLink serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
-        inProcessServerPort.accept(serverLink);
-        final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"), linkMtu);
+        final MemoryLink serverPort = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
+        inProcessServerPort.accept(serverPort);
+        final Link serverLink = link.decorate(serverPort, false, err);
+        final Link clientLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"),
+            linkMtu), true, err);
         if (rdmaCm)
         {
             return runInProcessRdmaCm(settings, serverLink, clientLink, out, err);

@@ -133,14 +133,15 @@ public final class PingpongCommand implements Callable<Integer>
         try
         {
             final PingpongSettings settings = settings();
+            link.check();
             if (link.isMemory())
             {
-                return runInProcess(settings, out);
+                return runInProcess(settings, out, err);
             }
             if (null != server)
             {
                 HostNames.resolveServer(server, port);
-                try (Link opened = link.open();
+                try (Link opened = link.open(err);
                     RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
                 {
                     new Pingpong(device, settings, out, null).run();
@@ -148,7 +149,7 @@ public final class PingpongCommand implements Callable<Integer>
                 }
             }
             try (ServerSocket listener = TcpListener.bind(port);
-                Link opened = link.open();
+                Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 new Pingpong(device, settings, out, listener).run();
@@ -161,6 +162,10 @@ public final class PingpongCommand implements Callable<Integer>
             err.println("roce pingpong: " + ex.getMessage());
             err.flush();
             return EXIT_FAILURE;
+        }
+        finally
+        {
+            link.report(err);
         }
     }
 
@@ -233,7 +238,8 @@ public final class PingpongCommand implements Callable<Integer>
      * (6.7 to 42 ms per iteration instead of the tens of microseconds {@code roce perf send_lat} shows). The memory
      * fabric needs no ARP, so nothing is lost while a side is busy in the exchange: its frames wait in its ring.
      */
-    private int runInProcess(final PingpongSettings settings, final PrintWriter out) throws IOException
+    private int runInProcess(final PingpongSettings settings, final PrintWriter out, final PrintWriter err)
+        throws IOException
     {
         if (null != server)
         {
@@ -249,8 +255,10 @@ public final class PingpongCommand implements Callable<Integer>
         try (MemoryFabric fabric = new MemoryFabric();
             ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            final Link serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
-            final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP), linkMtu);
+            final Link serverLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP),
+                linkMtu), false, err);
+            final Link clientLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP),
+                linkMtu), true, err);
             // Waits go through each group's idle strategy (as -e does), spinning only with --spin.
             settings.events(true);
             final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->

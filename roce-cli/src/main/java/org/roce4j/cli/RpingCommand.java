@@ -136,14 +136,30 @@ public final class RpingCommand implements Callable<Integer>
         {
             return EXIT_EINVAL;
         }
-        if (link.isMemory())
+        try
         {
-            return runInProcess(settings, out, err);
+            link.check();
         }
+        catch (final IllegalArgumentException ex)
+        {
+            return invalid(err, ex);
+        }
+        try
+        {
+            return link.isMemory() ? runInProcess(settings, out, err) : runOnLink(settings, out, err);
+        }
+        finally
+        {
+            link.report(err);
+        }
+    }
+
+    private int runOnLink(final RpingSettings settings, final PrintWriter out, final PrintWriter err)
+    {
         final Link opened;
         try
         {
-            opened = link.open();
+            opened = link.open(err);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -263,6 +279,9 @@ public final class RpingCommand implements Callable<Integer>
         out.println("\t-P\t\tpersistent server mode allowing multiple connections");
         out.println("\t-q\t\tuse self-created, self-modified QP");
         out.println("\t--link SPEC\troce4j: " + LinkOption.DESCRIPTION);
+        out.println("\t--faults RULES\troce4j: " + LinkOption.FAULTS_DESCRIPTION);
+        out.println("\t--pcap FILE\troce4j: " + LinkOption.PCAP_DESCRIPTION);
+        out.println("\t--trace\t\troce4j: " + LinkOption.TRACE_DESCRIPTION);
         out.flush();
     }
 
@@ -286,12 +305,12 @@ public final class RpingCommand implements Callable<Integer>
         final StringWriter serverText = new StringWriter();
         final PrintWriter serverOut = new PrintWriter(serverText, true);
         try (fabric;
-            RdmaDevice serverDevice = RdmaDevice.open(
-                fabric.attach(LinkAddress.of("02:00:00:00:00:01", MEMORY_SERVER_IP), 1500),
+            RdmaDevice serverDevice = RdmaDevice.open(link.decorate(
+                fabric.attach(LinkAddress.of("02:00:00:00:00:01", MEMORY_SERVER_IP), 1500), false, err),
                 DeviceOptions.dedicated().backoff());
             RdmaCm serverCm = RdmaCm.open(serverDevice);
-            RdmaDevice clientDevice = RdmaDevice.open(
-                fabric.attach(LinkAddress.of("02:00:00:00:00:02", MEMORY_CLIENT_IP), 1500),
+            RdmaDevice clientDevice = RdmaDevice.open(link.decorate(
+                fabric.attach(LinkAddress.of("02:00:00:00:00:02", MEMORY_CLIENT_IP), 1500), true, err),
                 DeviceOptions.dedicated().backoff());
             RdmaCm clientCm = RdmaCm.open(clientDevice))
         {

@@ -25,7 +25,7 @@ import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 
