@@ -4,7 +4,8 @@
 #   roce4j/debian:bookworm   a minimal Debian bookworm (debootstrap --variant=minbase, then `docker import`);
 #                            skipped when it exists, or when --base names another base (e.g. debian:bookworm
 #                            where Docker Hub is reachable)
-#   roce4j/rxe-qemu:latest   the QEMU rxe guest in a container (docker/rxe-qemu): any Docker host, no rdma_rxe
+#   roce4j/rxe-qemu:latest   the QEMU rxe guest in a container (docker/rxe-qemu): any Docker host, no rdma_rxe;
+#                            with `native` or `auto` first, the host kernel's rdma_rxe where it has one
 #   roce4j/rxe-peer:latest   native rdma_rxe on the container's NIC (docker/rxe-peer), for hosts whose kernel has
 #                            rdma_rxe; only with --native
 #
@@ -62,7 +63,8 @@ fi
 stamp() { cat "$@" | sha256sum | cut -c1-16; }
 current() { [[ $(docker image inspect -f '{{index .Config.Labels "org.roce4j.stamp"}}' "$1" 2>/dev/null) == "$2" ]]; }
 
-QEMU_STAMP=$(stamp "$SCRIPT_DIR/rxe-qemu/Dockerfile" "$SCRIPT_DIR"/rxe-vm/{build-image,init,run-vm}.sh <(echo "$BASE"))
+QEMU_STAMP=$(stamp "$SCRIPT_DIR"/rxe-qemu/{Dockerfile,entrypoint.sh} "$SCRIPT_DIR"/rxe-vm/{build-image,init,run-vm}.sh \
+  "$SCRIPT_DIR/rxe-peer/entrypoint.sh" <(echo "$BASE"))
 if [[ $FORCE == 1 ]] || ! current roce4j/rxe-qemu:latest "$QEMU_STAMP"; then
   start=$(date +%s)
   log "building roce4j/rxe-qemu:latest from $BASE (the guest image is built inside, as by rxe-vm/build-image.sh)"

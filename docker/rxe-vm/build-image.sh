@@ -1,34 +1,49 @@
 #!/usr/bin/env bash
-# Builds the Soft-RoCE (rdma_rxe) peer VM image: a stock Debian bookworm kernel (vmlinuz) and a
-# small initramfs (busybox, rdma-core tools, perftest, iproute2, the rxe module closure) whose
-# /init is docker/rxe-vm/init.sh.
+# Builds the Soft-RoCE (rdma_rxe) peer VM image: a stock Debian kernel (vmlinuz) and a small
+# initramfs (busybox, rdma-core tools, perftest, iproute2, the rxe module closure) whose /init is
+# docker/rxe-vm/init.sh, from Debian bookworm (Linux 6.1, rdma-core 44, perftest 4.5) or, with
+# --suite trixie, Debian 13 (Linux 6.12, rdma-core 56, perftest 25.01).
 #
 # Everything comes from Debian packages fetched with `apt-get download` and unpacked with
 # `dpkg-deb -x`; nothing is installed on the host. Host needs: apt, dpkg-deb, depmod (kmod),
 # cpio, gzip, and readelf (binutils) or perl for reading ELF DT_NEEDED entries.
 #
-# Output (outside git): ${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}/
+# Output (outside git): ${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}/ for bookworm,
+# $HOME/.cache/roce4j/rxe-vm-<suite>/ for another suite:
 #   vmlinuz  initrd.img  kernel-release  versions.txt  stamp
 # A complete image whose stamp matches this script version is reused (exit fast).
 #
-# Usage: build-image.sh [--force]
-# Env:   ROCE4J_RXE_VM_CACHE       output directory (see above)
+# Usage: build-image.sh [--suite bookworm|trixie] [--force]
+# Env:   ROCE4J_RXE_SUITE          the Debian suite (bookworm)
+#        ROCE4J_RXE_VM_CACHE       output directory (see above)
+#        ROCE4J_DEBIAN_MIRROR      the archive for a suite other than the host's (http://deb.debian.org)
 #        ROCE4J_RXE_VM_TCPDUMP=1   also put tcpdump (and its ~4 MB library closure) in the guest;
 #                                  the cache remembers the choice until ROCE4J_RXE_VM_TCPDUMP=0
 #        ROCE4J_RXE_APT_SOURCES    an apt sources file to use instead of the host's apt sources
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}
+SUITE=${ROCE4J_RXE_SUITE:-bookworm}
+FORCE=0
+while (($#)); do
+  case "$1" in
+    --force) FORCE=1; shift ;;
+    --suite) [[ $# -ge 2 ]] || { echo "build-image.sh: --suite needs a value" >&2; exit 2; }; SUITE=$2; shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+case "$SUITE" in
+  bookworm|trixie) ;;
+  *) echo "build-image.sh: suite '$SUITE' is not one this image was made for (bookworm, trixie)" >&2; exit 2 ;;
+esac
+if [[ $SUITE == bookworm ]]; then
+  CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}
+else
+  CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm-$SUITE}
+fi
 # remembered by the cache, so that run-vm.sh's build check keeps an image built with tcpdump
 WITH_TCPDUMP=${ROCE4J_RXE_VM_TCPDUMP:-$(cat "$CACHE/tcpdump" 2>/dev/null || echo 0)}
-FORCE=0
-case "${1:-}" in
-  --force) FORCE=1 ;;
-  '') ;;
-  -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "build-image.sh: unknown argument: $1" >&2; exit 2 ;;
-esac
 
 # Packages whose programs (or explicitly named files) go into the guest. Libraries they need are
 # found by following DT_NEEDED through the unpacked packages; missing ones are fetched from the
@@ -40,7 +55,8 @@ ROOT_PACKAGES=(busybox-static libc6 libgcc-s1 libibverbs1 ibverbs-providers ibve
 MODULES=(crc32_generic virtio_pci virtio_net e1000 rdma_rxe ib_uverbs ib_umad rdma_ucm)
 MULTIARCH=x86_64-linux-gnu
 
-# Files taken from a root package, as globs relative to the package root. Libraries are added
+# Files taken from a root package, as globs relative to the package root ("?" in front: optional,
+# e.g. iproute2's tables, in /etc on bookworm and /usr/share on trixie). Libraries are added
 # by the closure, so library packages list only what is dlopen()ed or otherwise not NEEDED.
 package_files() {
   case "$1" in
@@ -49,7 +65,7 @@ package_files() {
     libgcc-s1)         echo "lib/$MULTIARCH/libgcc_s.so.1" ;;  # dlopen()ed by glibc (pthread_exit)
     ibverbs-providers) echo "usr/lib/$MULTIARCH/libibverbs/librxe-rdmav*.so etc/libibverbs.d/rxe.driver" ;;
     ibverbs-utils|rdmacm-utils|perftest) echo 'usr/bin/*' ;;
-    iproute2)          echo 'bin/ip sbin/tc usr/bin/rdma etc/iproute2/*' ;;
+    iproute2)          echo 'bin/ip sbin/tc usr/bin/rdma ?etc/iproute2/* ?usr/share/iproute2/*' ;;
     ethtool)           echo 'sbin/ethtool' ;;   # diagnostics of a wedged NIC: ethtool -S eth0
     tcpdump)           echo 'usr/bin/tcpdump' ;;
     *)                 echo '' ;;
@@ -57,7 +73,7 @@ package_files() {
 }
 
 STAMP=$( { cat "${BASH_SOURCE[0]}" "$SCRIPT_DIR/init.sh"
-           echo "packages=${ROOT_PACKAGES[*]} modules=${MODULES[*]} tcpdump=$WITH_TCPDUMP"; } \
+           echo "suite=$SUITE packages=${ROOT_PACKAGES[*]} modules=${MODULES[*]} tcpdump=$WITH_TCPDUMP"; } \
          | sha256sum | cut -d' ' -f1)
 
 image_complete() {
@@ -92,6 +108,13 @@ mkdir -p "$WORK/apt/lists/partial" "$WORK/apt/cache/archives/partial" "$WORK/x"
 APT_OPTS=(-o "Dir::State::Lists=$WORK/apt/lists" -o "Dir::State::status=$WORK/apt/status"
   -o "Dir::Cache=$WORK/apt/cache" -o "APT::Architecture=amd64" -o "APT::Sandbox::User=root"
   -o "Debug::NoLocking=1")
+if [[ -z ${ROCE4J_RXE_APT_SOURCES:-} && $SUITE != bookworm ]]; then
+  # another Debian release than the host's: its main archive, updates and security suites
+  mirror=${ROCE4J_DEBIAN_MIRROR:-http://deb.debian.org}
+  printf 'deb %s/debian %s main\ndeb %s/debian %s-updates main\ndeb %s/debian-security %s-security main\n' \
+    "$mirror" "$SUITE" "$mirror" "$SUITE" "$mirror" "$SUITE" >"$WORK/sources.list"
+  ROCE4J_RXE_APT_SOURCES=$WORK/sources.list
+fi
 if [[ -n ${ROCE4J_RXE_APT_SOURCES:-} ]]; then
   APT_OPTS+=(-o "Dir::Etc::SourceList=$ROCE4J_RXE_APT_SOURCES" -o "Dir::Etc::SourceParts=/nonexistent")
 fi
@@ -125,6 +148,16 @@ KPKG=$(apt-cache "${APT_OPTS[@]}" depends linux-image-amd64 \
 [[ -n $KPKG ]] || die "cannot resolve the kernel package from linux-image-amd64"
 KREL=${KPKG#linux-image-}
 log "kernel package $KPKG"
+# Debian 13 renamed libraries whose ABI has a time_t (librdmacm1 -> librdmacm1t64): take the name the suite has.
+has_candidate() { [[ $(apt-cache "${APT_OPTS[@]}" policy "$1" 2>/dev/null) == *"Candidate: "[0-9]* ]]; }
+for i in "${!ROOT_PACKAGES[@]}"; do
+  p=${ROOT_PACKAGES[$i]}
+  if ! has_candidate "$p"; then
+    has_candidate "${p}t64" || die "$SUITE has no package $p (nor ${p}t64)"
+    log "$SUITE names $p ${p}t64"
+    ROOT_PACKAGES[$i]=${p}t64
+  fi
+done
 fetch "$KPKG" "${ROOT_PACKAGES[@]}"
 
 # ---- ELF helpers -------------------------------------------------------------------------------
@@ -206,13 +239,16 @@ while :; do
   for p in "${ROOT_PACKAGES[@]}"; do
     read -ra globs <<<"$(package_files "$p")"
     for g in "${globs[@]}"; do
+      optional=0
+      [[ $g == '?'* ]] && { optional=1; g=${g#?}; }
       matched=0
-      for abs in "${PKG_DIR[$p]}"/$g; do
+      # a package of a merged-/usr release (trixie) has under usr/ what bookworm's has at the root
+      for abs in "${PKG_DIR[$p]}"/$g "${PKG_DIR[$p]}"/usr/$g; do
         [[ -e $abs || -L $abs ]] || continue
         matched=1
         select_path "$p" "${abs#"${PKG_DIR[$p]}"/}"
       done
-      [[ $matched == 1 ]] || die "package $p has no file matching $g"
+      [[ $matched == 1 || $optional == 1 ]] || die "package $p has no file matching $g (nor usr/$g)"
     done
   done
   declare -A missing=()   # soname -> packages that need it
@@ -273,6 +309,7 @@ done
 ln -s /usr/bin/ip "$ROOT/usr/sbin/ip"
 # busybox applets as symlinks, where no real program of the same name is installed
 BB="${PKG_DIR[busybox-static]}/bin/busybox"
+[[ -x $BB ]] || BB="${PKG_DIR[busybox-static]}/usr/bin/busybox"   # merged /usr (trixie)
 for a in $("$BB" --list-full); do
   dst="$ROOT/$(merged "$a")"
   [[ -e $dst || -L $dst ]] && continue
@@ -295,6 +332,10 @@ install -m 755 "$SCRIPT_DIR/init.sh" "$ROOT/init"
 
 # kernel modules: the dependency closure of MODULES only
 KTREE=${PKG_DIR[$KPKG]}
+# merged /usr (trixie): the modules are in usr/lib/modules; depmod and modprobe -d look in lib/modules
+if [[ ! -e $KTREE/lib && -d $KTREE/usr/lib/modules ]]; then
+  ln -s usr/lib "$KTREE/lib"
+fi
 [[ -d $KTREE/lib/modules/$KREL ]] || die "$KPKG has no lib/modules/$KREL"
 depmod -b "$KTREE" "$KREL"
 mkdir -p "$ROOT/usr/lib/modules/$KREL"

@@ -37,6 +37,9 @@
 #                          diagnostics while the first console is busy (e.g. unix:/tmp/d,server=on,wait=off)
 #   --qmp SPEC             QEMU's QMP monitor (e.g. unix:/tmp/q,server=on,wait=off): virtio queue states
 #                          of a wedged guest (human-monitor-command 'info virtio-queue-status ...')
+#   --suite S              the guest's Debian release: bookworm (default: Linux 6.1, rdma-core 44,
+#                          perftest 4.5) or trixie (Linux 6.12, rdma-core 56, perftest 25.01); each
+#                          has its own image cache                               [env ROCE4J_RXE_SUITE]
 #   --mem MiB (256)  --smp N (1)  --cache DIR [env ROCE4J_RXE_VM_CACHE]
 #   --append 'K=V ...'     more kernel command line tokens (no double quotes)
 #   --shell                interactive: console on this terminal with echo (Ctrl-A X quits qemu)
@@ -45,7 +48,8 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${ROCE4J_RXE_VM_CACHE:-$HOME/.cache/roce4j/rxe-vm}
+SUITE=${ROCE4J_RXE_SUITE:-bookworm}
+CACHE=${ROCE4J_RXE_VM_CACHE:-}
 IP=${ROCE4J_RXE_IP:-10.77.0.2/24}
 MTU=${ROCE4J_RXE_MTU:-1500}
 MAC=${ROCE4J_RXE_MAC:-}
@@ -96,6 +100,7 @@ while (($#)); do
     --mem) need "$@"; MEM=$2; shift 2 ;;
     --smp) need "$@"; SMP=$2; shift 2 ;;
     --cache) need "$@"; CACHE=$2; shift 2 ;;
+    --suite) need "$@"; SUITE=$2; shift 2 ;;
     --append) need "$@"; APPEND=$2; shift 2 ;;
     --shell) SHELL_MODE=1; shift ;;
     --dry-run) DRY_RUN=1; shift ;;
@@ -106,6 +111,9 @@ while (($#)); do
   esac
 done
 
+if [[ -z $CACHE ]]; then   # as build-image.sh names it
+  if [[ $SUITE == bookworm ]]; then CACHE=$HOME/.cache/roce4j/rxe-vm; else CACHE=$HOME/.cache/roce4j/rxe-vm-$SUITE; fi
+fi
 [[ $IP =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)/[0-9]+$ ]] || die "--ip wants A.B.C.D/N, got '$IP'"
 if [[ -z $MAC ]]; then
   MAC=$(printf '52:54:00:%02x:%02x:%02x' "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}")
@@ -124,7 +132,7 @@ elif [[ -n $TAP ]]; then
 fi
 
 if [[ $BUILD == 1 && $DRY_RUN == 0 ]]; then
-  ROCE4J_RXE_VM_CACHE=$CACHE "$SCRIPT_DIR/build-image.sh" >&2
+  ROCE4J_RXE_VM_CACHE=$CACHE "$SCRIPT_DIR/build-image.sh" --suite "$SUITE" >&2
 fi
 if [[ $DRY_RUN == 0 ]]; then
   [[ -s $CACHE/vmlinuz && -s $CACHE/initrd.img ]] || die "no image in $CACHE (run build-image.sh)"

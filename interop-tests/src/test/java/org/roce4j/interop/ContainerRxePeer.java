@@ -3,7 +3,6 @@ package org.roce4j.interop;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import org.roce4j.testcontainers.GuestDoctor;
 import org.roce4j.testcontainers.RxeContainer;
@@ -138,16 +137,10 @@ final class ContainerRxePeer extends RxePeer
         return container.diagnose(dir, why);
     }
 
-    public synchronized long reboot(final String why) throws IOException
+    protected synchronized void replaceGuest() throws IOException
     {
-        final long startNs = System.nanoTime();
-        forgetBackground();
         container.stop();
         boot();
-        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
-        System.out.println("[rxe-peer] " + options.name() + " (container) rebooted (boot " + boots + ") in " + ms +
-            " ms: " + why);
-        return ms;
     }
 
     public void interruptCommand()

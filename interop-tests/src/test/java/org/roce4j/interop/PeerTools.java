@@ -153,17 +153,20 @@ public final class PeerTools
     }
 
     /**
-     * Build the QEMU image with docker/rxe-vm/build-image.sh (fast when cached) and remember how long it took.
+     * Build the QEMU image of a Debian release with docker/rxe-vm/build-image.sh (fast when cached) and remember how
+     * long it took.
      *
+     * @param suite bookworm or trixie.
      * @throws IOException when the build fails; the message has the end of its log.
      */
-    public static synchronized void buildImage() throws IOException
+    public static synchronized void buildImage(final String suite) throws IOException
     {
         final Path root = repoRoot();
         final Path log = targetDir().resolve("rxe-vm").resolve("build-image.log");
         Files.createDirectories(log.getParent());
         final long startNs = System.nanoTime();
-        final Process process = new ProcessBuilder("bash", root.resolve("docker/rxe-vm/build-image.sh").toString())
+        final Process process = new ProcessBuilder("bash", root.resolve("docker/rxe-vm/build-image.sh").toString(),
+            "--suite", suite)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
@@ -212,7 +215,7 @@ public final class PeerTools
     }
 
     /**
-     * @return milliseconds the last {@link #buildImage()} took, or -1.
+     * @return milliseconds the last {@link #buildImage(String)} took, or -1.
      */
     public static long lastBuildMs()
     {

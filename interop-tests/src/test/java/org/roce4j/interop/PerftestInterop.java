@@ -185,8 +185,25 @@ final class PerftestInterop
             args.add(Integer.toString(peer.forwardedPort(PERFTEST_PORT)));
             args.add("127.0.0.1");
         }
-        final Result roce = runRoce(args);
-        final int rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), () -> true, GRACE);
+        Result roce = runRoce(args);
+        for (int attempt = 1; attempt < PingpongInterop.CONNECT_ATTEMPTS && closedByForward(roce); attempt++)
+        {
+            // QEMU's hostfwd accepted and then closed the connection before perftest's server had it (see
+            // RxePeer.tcpConnect); roce perf, as perftest, does not retry, so the harness does.
+            System.out.println("[perftest-reconnect] " + c.name() + ": " + roce.err().trim() + " (attempt " +
+                attempt + ")");
+            roce = runRoce(args);
+        }
+        final int rxeExit;
+        try
+        {
+            rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), () -> true, GRACE);
+        }
+        catch (final AssertionError ex)
+        {
+            throw new AssertionError(ex.getMessage() + "\n--- roce perf (exit " + roce.exitCode() + "):\n" +
+                roce.out() + roce.err(), ex);
+        }
         return new Attempt(roce, rxeExit, peer.log("pt"));
     }
 
@@ -262,6 +279,17 @@ final class PerftestInterop
             "-x", "1", "--timeout", Integer.toString(SILENCE_TIMEOUT_MS), "--counters"));
         args.addAll(List.of(c.options().trim().split("\\s+")));
         return args;
+    }
+
+    /**
+     * @param roce a finished client run.
+     * @return true when it failed because the TCP side channel closed before perftest sent its version string (its
+     *     first "data"): QEMU's user networking accepts the host's connect at once and closes it if the guest does not
+     *     take it.
+     */
+    private static boolean closedByForward(final Result roce)
+    {
+        return 0 != roce.exitCode() && roce.err().contains("closed the connection instead of sending its data");
     }
 
     /** Output of the in-process command. */

@@ -36,6 +36,8 @@ final class PingpongInterop
      * much and not the whole budget.
      */
     static final int SILENCE_TIMEOUT_MS = 15_000;
+    /** roce pingpong runs as a client at most this often when QEMU's port forward closes its connection at once. */
+    static final int CONNECT_ATTEMPTS = 5;
     /** Time the C tool may still take after roce pingpong ended (its last iteration, its "done" exchange). */
     static final Duration GRACE = Duration.ofSeconds(15);
     private static final Pattern BYTES = Pattern.compile("(\\d+) bytes in ([0-9.]+) seconds = ([0-9.]+) Mbit/sec");
@@ -87,8 +89,24 @@ final class PingpongInterop
         args.add("-p");
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
-        final Result roce = runRoce(args);
-        final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), () -> true, GRACE);
+        Result roce = runRoce(args);
+        for (int attempt = 1; attempt < CONNECT_ATTEMPTS && closedByForward(roce); attempt++)
+        {
+            // QEMU's hostfwd accepted and then closed the connection before the guest's server had it (see
+            // RxePeer.tcpConnect); roce pingpong, as ibv_rc_pingpong, does not retry, so the harness does.
+            System.out.println("[pingpong-reconnect] " + name + ": " + roce.err().trim() + " (attempt " + attempt + ")");
+            roce = runRoce(args);
+        }
+        final int rxeExit;
+        try
+        {
+            rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), () -> true, GRACE);
+        }
+        catch (final AssertionError ex)
+        {
+            throw new AssertionError(ex.getMessage() + "\n--- roce pingpong (exit " + roce.exitCode() + "):\n" +
+                roce.out() + roce.err(), ex);
+        }
         final String rxeOutput = peer.log("pp");
         return check(name, transport, size, iters, roce, rxeExit, rxeOutput, start);
     }
@@ -158,6 +176,16 @@ final class PingpongInterop
             args.add(Integer.toString(mtu));
         }
         return args;
+    }
+
+    /**
+     * @param roce a finished client run.
+     * @return true when it failed because the TCP side channel closed before the guest's tool sent its address:
+     *     QEMU's user networking accepts the host's connect at once and closes it if the guest does not take it.
+     */
+    static boolean closedByForward(final Result roce)
+    {
+        return 0 != roce.exitCode() && roce.err().contains("Couldn't read/write remote address from 127.0.0.1");
     }
 
     /** Output of the in-process command. */

@@ -62,7 +62,7 @@ final class QemuRxePeer extends RxePeer
      */
     static QemuRxePeer launch(final RxePeerOptions options) throws IOException
     {
-        PeerTools.buildImage();
+        PeerTools.buildImage(options.suite());
         final Path logDir = PeerTools.targetDir().resolve("rxe-vm");
         Files.createDirectories(logDir);
         final TapNetwork tapNetwork = options.tap() ? TapNetwork.create(options.linkCidr(), options.mtu()) : null;
@@ -196,15 +196,10 @@ final class QemuRxePeer extends RxePeer
         return guest.capture(dir, why);
     }
 
-    public synchronized long reboot(final String why) throws IOException
+    protected synchronized void replaceGuest() throws IOException
     {
-        final long startNs = System.nanoTime();
-        forgetBackground();
         guest.close();
         boot();
-        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
-        System.out.println("[rxe-peer] " + options.name() + " rebooted (boot " + boots + ") in " + ms + " ms: " + why);
-        return ms;
     }
 
     public synchronized void close()

@@ -364,9 +364,9 @@ class RpingWithRxeTest
         return peer.options().linkIp();
     }
 
-    private static String name(final TestInfo test)
+    private String name(final TestInfo test)
     {
-        return "RpingWithRxeTest-" + test.getTestMethod().orElseThrow().getName();
+        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
     }
 
     /** Wait until rping -s in the guest has its rdma_cm id in LISTEN on the port (iproute2's rdma tool). */

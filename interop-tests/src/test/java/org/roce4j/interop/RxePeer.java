@@ -206,7 +206,23 @@ public abstract class RxePeer extends RxeCommands implements AutoCloseable
      * @return milliseconds it took.
      * @throws IOException when the new guest does not get ready.
      */
-    public abstract long reboot(String why) throws IOException;
+    public synchronized long reboot(final String why) throws IOException
+    {
+        final long startNs = System.nanoTime();
+        forgetBackground();
+        replaceGuest();
+        final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        System.out.println("[rxe-peer] " + options().name() + " rebooted (boot " + boots() + ") in " + ms + " ms: " +
+            why);
+        return ms;
+    }
+
+    /**
+     * Stop the current guest and boot a new one with the same options ({@link #reboot}).
+     *
+     * @throws IOException when the new guest does not get ready.
+     */
+    protected abstract void replaceGuest() throws IOException;
 
     /**
      * Send ^C to the command the test is waiting for, from another thread (a watchdog): the waiting call then

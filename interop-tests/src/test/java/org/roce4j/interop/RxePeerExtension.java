@@ -98,7 +98,7 @@ public final class RxePeerExtension implements BeforeAllCallback, BeforeEachCall
         }
         final RxePeerOptions options = new RxePeerOptions(testClass.getSimpleName(), settings.mtu(),
             settings.guestIp(), settings.linkIp(), settings.hostfwd(), settings.hostAccess(),
-            Duration.ofSeconds(settings.readyTimeoutSeconds()), settings.tap());
+            Duration.ofSeconds(settings.readyTimeoutSeconds()), settings.tap(), settings.suite());
         final RxePeer peer = RxePeer.start(options, backend);
         context.getStore(NAMESPACE).put(KEY, new PeerResource(peer));
         context.getStore(NAMESPACE).put(EXPECTED, Duration.ofSeconds(settings.expectedCaseSeconds()));

@@ -80,4 +80,10 @@ public @interface RxePeerTest
      *     docker/build-images.sh).
      */
     PeerTools.Backend backend() default PeerTools.Backend.AUTO;
+
+    /**
+     * @return the guest's Debian release: {@code bookworm} (Linux 6.1, rdma-core 44, perftest 4.5) or {@code trixie}
+     *     (Linux 6.12, rdma-core 56, perftest 25.01); each has its own image, built on first use.
+     */
+    String suite() default "bookworm";
 }

@@ -51,32 +51,7 @@ interface GuestChannel extends AutoCloseable
             socket.close();
             throw ex;
         }
-        final InputStream in = socket.getInputStream();
-        final OutputStream out = socket.getOutputStream();
-        return new GuestChannel()
-        {
-            public InputStream in()
-            {
-                return in;
-            }
-
-            public OutputStream out()
-            {
-                return out;
-            }
-
-            public void close()
-            {
-                try
-                {
-                    socket.close();
-                }
-                catch (final IOException ignore)
-                {
-                    // nothing to do: QEMU is gone
-                }
-            }
-        };
+        return new Streams(socket.getInputStream(), socket.getOutputStream(), socket);
     }
 
     /**
@@ -139,29 +114,28 @@ interface GuestChannel extends AutoCloseable
                 channel.close();
             }
         };
-        return new GuestChannel()
+        return new Streams(in, out, channel);
+    }
+
+    /**
+     * Streams over a connection, and what closes it.
+     *
+     * @param in         what QEMU writes.
+     * @param out        to QEMU.
+     * @param connection the socket or channel.
+     */
+    record Streams(InputStream in, OutputStream out, AutoCloseable connection) implements GuestChannel
+    {
+        public void close()
         {
-            public InputStream in()
+            try
             {
-                return in;
+                connection.close();
             }
-
-            public OutputStream out()
+            catch (final Exception ignore)
             {
-                return out;
+                // nothing to do: QEMU is gone
             }
-
-            public void close()
-            {
-                try
-                {
-                    channel.close();
-                }
-                catch (final IOException ignore)
-                {
-                    // nothing to do: QEMU is gone
-                }
-            }
-        };
+        }
     }
 }

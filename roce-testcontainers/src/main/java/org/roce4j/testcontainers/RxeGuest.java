@@ -202,6 +202,7 @@ public final class RxeGuest extends RxeCommands implements AutoCloseable
         final List<String> args = new ArrayList<>(List.of("--no-build",
             "--ip", options.guestIp(),
             "--mtu", Integer.toString(options.mtu()),
+            "--suite", options.suite(),
             "--serial", ports.qemuSpec(Ports.CONSOLE, true),
             "--diag-serial", ports.qemuSpec(Ports.DIAG, false),
             "--qmp", ports.qemuSpec(Ports.QMP, false)));

@@ -20,6 +20,8 @@ import java.util.Arrays;
  *                     namespace) instead of a {@code -netdev dgram} tunnel; the tap gets {@code linkIp} with
  *                     guestIp's prefix length. Needs root; excludes hostfwd and hostAccess (programs in the namespace
  *                     reach the guest at its own address).
+ * @param suite        the guest's Debian release: {@code bookworm} (Linux 6.1, rdma-core 44, perftest 4.5) or
+ *                     {@code trixie} (Linux 6.12, rdma-core 56, perftest 25.01); each has its own image.
  */
 public record RxePeerOptions(
     String name,
@@ -29,8 +31,12 @@ public record RxePeerOptions(
     int[] hostfwd,
     boolean hostAccess,
     Duration readyTimeout,
-    boolean tap)
+    boolean tap,
+    String suite)
 {
+    /** The Debian releases the guest image is built from (docker/rxe-vm/build-image.sh --suite). */
+    public static final java.util.List<String> SUITES = java.util.List.of("bookworm", "trixie");
+
     /** TCP port of the ibv_*_pingpong and perftest side channel. */
     public static final int PINGPONG_PORT = 18515;
 
@@ -61,6 +67,10 @@ public record RxePeerOptions(
                 throw new IllegalArgumentException("hostfwd guest port " + port + " is out of range");
             }
         }
+        if (!SUITES.contains(suite))
+        {
+            throw new IllegalArgumentException("guest suite '" + suite + "' is not one of " + SUITES);
+        }
         if (tap && (0 != hostfwd.length || hostAccess))
         {
             throw new IllegalArgumentException("tap mode: give hostfwd = {} and no hostAccess; QEMU runs inside the " +
@@ -88,7 +98,41 @@ public record RxePeerOptions(
         final boolean hostAccess,
         final Duration readyTimeout)
     {
-        this(name, mtu, guestIp, linkIp, hostfwd, hostAccess, readyTimeout, false);
+        this(name, mtu, guestIp, linkIp, hostfwd, hostAccess, readyTimeout, false, "bookworm");
+    }
+
+    /**
+     * Options of a bookworm guest.
+     *
+     * @param name         a name for log files.
+     * @param mtu          IP MTU of the guest's RoCE NIC.
+     * @param guestIp      guest RoCE address with prefix length.
+     * @param linkIp       the host side's address on the same segment.
+     * @param hostfwd      guest TCP ports the host may connect to.
+     * @param hostAccess   let the guest open TCP connections to the host's 127.0.0.1.
+     * @param readyTimeout how long to wait for the ready line.
+     * @param tap          put the guest's RoCE NIC on a tap device.
+     */
+    public RxePeerOptions(
+        final String name,
+        final int mtu,
+        final String guestIp,
+        final String linkIp,
+        final int[] hostfwd,
+        final boolean hostAccess,
+        final Duration readyTimeout,
+        final boolean tap)
+    {
+        this(name, mtu, guestIp, linkIp, hostfwd, hostAccess, readyTimeout, tap, "bookworm");
+    }
+
+    /**
+     * @param newSuite the guest's Debian release.
+     * @return these options with that release.
+     */
+    public RxePeerOptions withSuite(final String newSuite)
+    {
+        return new RxePeerOptions(name, mtu, guestIp, linkIp, hostfwd, hostAccess, readyTimeout, tap, newSuite);
     }
 
     /**
@@ -134,6 +178,6 @@ public record RxePeerOptions(
     public String toString()
     {
         return name + " mtu=" + mtu + " ip=" + guestIp + " link=" + linkIp + " hostfwd=" + Arrays.toString(hostfwd) +
-            (hostAccess ? " host-access" : "") + (tap ? " tap" : "");
+            (hostAccess ? " host-access" : "") + (tap ? " tap" : "") + ("bookworm".equals(suite) ? "" : " " + suite);
     }
 }

@@ -68,7 +68,7 @@ class DedicatedModeTest
             final CompletionQueue recvB = b.createCq(64);
             final QueuePair qpA = pdA.createQp(VerbsFixture.init(QpType.RC, sendA, recvA));
             final QueuePair qpB = pdB.createQp(VerbsFixture.init(QpType.RC, sendB, recvB));
-            final VerbsFixture.Params params = new VerbsFixture.Params();
+            final VerbsFixture.Params params = VerbsFixture.Params.realClock();
             VerbsFixture.bringUp(qpA, qpB.qpNum(), b.queryGid(1), 0x10, 0x20, params);
             VerbsFixture.bringUp(qpB, qpA.qpNum(), a.queryGid(1), 0x20, 0x10, params);
 
@@ -155,7 +155,7 @@ class DedicatedModeTest
                 .cap(depth, 1, 1, 1, 0));
             final CompletionQueue cqB = b.createCq(64);
             final QueuePair qpB = b.allocPd().createQp(VerbsFixture.init(QpType.UD, cqB, cqB));
-            final VerbsFixture.Params params = new VerbsFixture.Params();
+            final VerbsFixture.Params params = VerbsFixture.Params.realClock();
             VerbsFixture.bringUp(qpA, 0, b.queryGid(1), 0x10, 0, params);
             VerbsFixture.bringUp(qpB, 0, a.queryGid(1), 0x20, 0, params);
             final MemoryRegion memA = VerbsFixture.register(pdA, 64, ALL_ACCESS);

@@ -38,7 +38,7 @@ class DefaultProgressGroupTest
         {
             assertSame(ProgressGroup.ofCurrentThread(), a.progressGroup());
             assertSame(a.progressGroup(), b.progressGroup());
-            final VerbsFixture.Params params = new VerbsFixture.Params();
+            final VerbsFixture.Params params = VerbsFixture.Params.realClock();
             final CompletionQueue cqA = a.createCq(8);
             final CompletionQueue cqB = b.createCq(8);
             final ProtectionDomain pdA = a.allocPd();

@@ -64,7 +64,7 @@ class DeregisterWhileRunningTest
         recvB = b.createCq(64);
         qpA = pdA.createQp(VerbsFixture.init(QpType.RC, sendA, a.createCq(64)));
         qpB = pdB.createQp(VerbsFixture.init(QpType.RC, b.createCq(64), recvB));
-        final VerbsFixture.Params params = new VerbsFixture.Params();
+        final VerbsFixture.Params params = VerbsFixture.Params.realClock();
         VerbsFixture.bringUp(qpA, qpB.qpNum(), b.queryGid(1), PSN_A, 0x20, params);
         VerbsFixture.bringUp(qpB, qpA.qpNum(), a.queryGid(1), 0x20, PSN_A, params);
         memA = VerbsFixture.register(pdA, MESSAGE, ALL_ACCESS);

@@ -88,6 +88,20 @@ final class VerbsFixture implements AutoCloseable
         int qkey = 0x1111_1111;
         int psnA = 0x100;
         int psnB = 0x200;
+
+        /**
+         * For QPs driven by threads of their own on the real clock: local ACK timeout 18 (1.07 s) instead of 14
+         * (67 ms). retry_cnt 7 means seven retries (IBA 9.7.6.1.3), so with 14 a loaded two-core machine that holds
+         * an engine thread off for half a second ends the QP in RETRY_EXC_ERR, which is not what these tests test.
+         *
+         * @return the parameters.
+         */
+        static Params realClock()
+        {
+            final Params params = new Params();
+            params.timeout = 18;
+            return params;
+        }
     }
 
     /** One side of a connection. */

@@ -16,15 +16,15 @@ import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.verbs.RecvWorkRequest;
 
 /**
  * One side of a benchmark: an INVOKER-mode device with a progress group of its own (so one thread drives it and
  * nothing else) or shared with the other side (one thread drives both), one protection domain, one send and one receive CQ shared by all its QPs, and one registered
  * buffer every QP uses.
  *
- * <p>Threading: built and torn down by the thread that opens the {@link EndpointPair}; in between exactly one
+ * <p>Threading: built and torn down by the thread that opens the {@link RcPair}; in between exactly one
  * benchmark thread uses it (Thread.start and Thread.join order the hand-overs).
  */
 public final class Endpoint implements AutoCloseable
@@ -44,7 +44,7 @@ public final class Endpoint implements AutoCloseable
     private final Int2IntHashMap indexByQpn = new Int2IntHashMap(-1);
     private final RecvWorkRequest recv = new RecvWorkRequest(1);
 
-    Endpoint(final Link link, final String name, final EndpointPair.Options options, final ProgressGroup group)
+    Endpoint(final Link link, final String name, final RcPair.Options options, final ProgressGroup group)
     {
         device = RdmaDevice.open(link, DeviceOptions.invoker().progressGroup(group).name(name));
         try
@@ -63,7 +63,7 @@ public final class Endpoint implements AutoCloseable
         }
     }
 
-    QueuePair createQp(final EndpointPair.Options options)
+    QueuePair createQp(final RcPair.Options options)
     {
         final QueuePair qp = pd.createQp(new QpInitAttributes().qpType(QpType.RC).sendCq(sendCq).recvCq(recvCq)
             .cap(options.sendDepth(), options.recvDepth(), 1, 1, 0));

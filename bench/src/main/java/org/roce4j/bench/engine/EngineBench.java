@@ -4,6 +4,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
+import org.roce4j.bench.baseline.Baselines;
 
 /**
  * The engine's three headline benchmarks (issue 4, point 7), each beside a baseline measured in the same run, over
@@ -81,7 +82,7 @@ public final class EngineBench
         final double memcpy = Baselines.memcpyBytesPerSecond(BANDWIDTH_BYTES, measureNs);
         final double ring = Baselines.ringFramesPerSecond(SMALL_FRAME_BYTES, measureNs);
         final Histogram ringRtt = Baselines.ringRoundTrips(SMALL_FRAME_BYTES, warmupNs, measureNs);
-        try (EndpointPair pair = EndpointPair.open(LinkKind.MEMORY, options().withSharedThread(sharedThread)))
+        try (RcPair pair = RcPair.open(LinkKind.MEMORY, options().withSharedThread(sharedThread)))
         {
             final ThroughputRun stream = new ThroughputRun(pair);
             final ThroughputRun.Result bandwidth = stream.run(Op.WRITE, BANDWIDTH_BYTES, 1, DEPTH, warmupNs, measureNs);
@@ -96,9 +97,9 @@ public final class EngineBench
     /**
      * @return the endpoint sizes the engine benchmarks use.
      */
-    public static EndpointPair.Options options()
+    public static RcPair.Options options()
     {
-        return new EndpointPair.Options(RATE_QPS, DEPTH, DEPTH, 1024, 4 * 1024 * 1024, 16 * 1024 * 1024, false);
+        return new RcPair.Options(RATE_QPS, DEPTH, DEPTH, 1024, 4 * 1024 * 1024, 16 * 1024 * 1024, false);
     }
 
     /**
@@ -155,7 +156,7 @@ public final class EngineBench
     private static void profileOne(
         final String which, final long warmupNs, final long measureNs, final boolean shared, final int repeat)
     {
-        try (EndpointPair pair = EndpointPair.open(LinkKind.MEMORY, options().withSharedThread(shared)))
+        try (RcPair pair = RcPair.open(LinkKind.MEMORY, options().withSharedThread(shared)))
         {
             for (int r = 0; r < repeat; r++)
             {

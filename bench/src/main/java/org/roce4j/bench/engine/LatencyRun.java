@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
 import org.agrona.concurrent.AtomicBuffer;
+import org.roce4j.bench.ServerLoop;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.verbs.CompletionQueue;
@@ -30,7 +31,7 @@ public final class LatencyRun
     /** Spins between clock reads while waiting. */
     private static final int SPINS_PER_CLOCK_READ = 1024;
 
-    private final EndpointPair pair;
+    private final RcPair pair;
     private final WorkCompletion[] completions = ThroughputRun.newCompletions(16);
     private final WorkCompletion[] serverCompletions = ThroughputRun.newCompletions(16);
     private final SendWorkRequest wr = new SendWorkRequest(1);
@@ -39,7 +40,7 @@ public final class LatencyRun
     /**
      * @param pair the endpoints; its QP 0 must be idle.
      */
-    public LatencyRun(final EndpointPair pair)
+    public LatencyRun(final RcPair pair)
     {
         this.pair = pair;
     }

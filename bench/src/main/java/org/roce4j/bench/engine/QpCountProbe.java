@@ -7,7 +7,7 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.verbs.DeviceCounters;
 
 /**
- * Diagnostic for the scale run (bench/ENGINE.md, "Scale"): streams 64-byte WRITEs over the memory fabric on several
+ * Diagnostic for the scale run (bench/README.md, "Scale"): streams 64-byte WRITEs over the memory fabric on several
  * QP counts, keeping the same total number of WRs outstanding where it can, and prints beside each rate the frames
  * the server sent per message (its ACKs) and the ACK requests it coalesced per message, to show whether the cost
  * per message that grows with the QP count is per-QP state or extra ACK frames.
@@ -63,9 +63,9 @@ public final class QpCountProbe
             }
         }
         final int cqDepth = Math.min(32767, Math.max(1024, maxQps * MAX_DEPTH));
-        final EndpointPair.Options options = new EndpointPair.Options(maxQps, MAX_DEPTH, MAX_DEPTH, cqDepth,
+        final RcPair.Options options = new RcPair.Options(maxQps, MAX_DEPTH, MAX_DEPTH, cqDepth,
             4 * 1024 * 1024, 64 * 1024 * 1024, shared);
-        try (EndpointPair pair = EndpointPair.open(LinkKind.MEMORY, options))
+        try (RcPair pair = RcPair.open(LinkKind.MEMORY, options))
         {
             final ThroughputRun stream = new ThroughputRun(pair);
             final DeviceCounters server = pair.server().device().counters();

@@ -1,5 +1,6 @@
 package org.roce4j.bench.engine;
 
+import org.roce4j.bench.ServerLoop;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
@@ -30,7 +31,7 @@ public final class ThroughputRun
     /** Offset of the 8-byte atomic target and result in each buffer. */
     private static final int ATOMIC_OFFSET = 0;
 
-    private final EndpointPair pair;
+    private final RcPair pair;
     private final WorkCompletion[] completions = newCompletions(POLL_BATCH);
     private final WorkCompletion[] serverCompletions = newCompletions(POLL_BATCH);
     private final SendWorkRequest wr = new SendWorkRequest(1);
@@ -38,7 +39,7 @@ public final class ThroughputRun
     /**
      * @param pair the endpoints; its QPs must be idle.
      */
-    public ThroughputRun(final EndpointPair pair)
+    public ThroughputRun(final RcPair pair)
     {
         this.pair = pair;
     }
@@ -121,7 +122,7 @@ public final class ThroughputRun
         final Endpoint client = pair.client();
         final Endpoint server = pair.server();
         if (qps < 1 || qps > client.qpCount() || depth < 1 || depth > pair.options().sendDepth() ||
-            (op.isAtomic() || Op.READ == op) && depth > EndpointPair.READ_ATOMIC_DEPTH ||
+            (op.isAtomic() || Op.READ == op) && depth > RcPair.READ_ATOMIC_DEPTH ||
             op.isAtomic() && 8 != sizeBytes || sizeBytes > pair.options().memoryBytes() / 2)
         {
             throw new IllegalArgumentException("bad run: " + op + " " + sizeBytes + " B on " + qps + " QPs of " +

@@ -14,6 +14,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.roce4j.bench.Measurement;
+import org.roce4j.bench.Window;
+import org.roce4j.bench.baseline.RawPcap;
+import org.roce4j.bench.baseline.RawUdpEventLoop;
+import org.roce4j.bench.engine.LatencyRun;
+import org.roce4j.bench.engine.Op;
+import org.roce4j.bench.engine.RcPair;
+import org.roce4j.bench.engine.ThroughputRun;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.udp.UdpTransport;
 
@@ -21,14 +29,18 @@ import org.roce4j.transport.link.udp.UdpTransport;
  * Link benchmarks: RC RDMA WRITE throughput and RC SEND/RECV round-trip latency between two roce4j devices over
  * the udp link (loopback inside a namespace, and a veth pair between two namespaces) and over the pcap link (the
  * veth pair), each beside the raw medium measured in the same run with the same transport and the same payload
- * sizes: raw Netty datagram channels of the same native transport for udp ({@link RawUdp}), raw Pcap4J
+ * sizes: raw Netty datagram channels of the same native transport for udp ({@link RawUdpEventLoop}), raw Pcap4J
  * sendPacket/capture for pcap ({@link RawPcap}). Every raw/link pair runs back to back, alternating, so both see
  * the same machine load; the one-minute load average is printed with each figure.
+ *
+ * <p>The link side is the engine benchmarks' harness over the namespace's links: an {@link RcPair} with one QP,
+ * {@link ThroughputRun} keeping {@code --depth} WRITEs in flight (one repost per completion, as perftest's
+ * ib_write_bw), {@link LatencyRun}'s SEND ping-pong (ibv_rc_pingpong's flow).
  *
  * <p>Goals (issue 6): WRITE throughput at least 90% of raw and at least 1 GB/s of payload for 4 KiB frames;
  * round-trip latency at most 1.2 times raw.
  *
- * <p>Run as root (namespaces, veth, raw capture): {@code bench/run-link-bench.sh [options]}; {@code --help} lists
+ * <p>Run as root (namespaces, veth, raw capture): {@code bench/run.sh links [options]}; {@code --help} lists
  * the options.
  */
 public final class LinkBench
@@ -43,6 +55,12 @@ public final class LinkBench
     private static final double GOAL_THROUGHPUT_RATIO = 0.90;
     /** Latency goal relative to raw. */
     private static final double GOAL_LATENCY_RATIO = 1.2;
+    /** Receives each side keeps posted for the SEND ping-pong. */
+    private static final int LATENCY_RECEIVES = 64;
+    /** Smallest registered buffer per side (the harness needs a page at least). */
+    private static final int MIN_MEMORY_BYTES = 64 * 1024;
+    /** Ring size of memory fabric ports: none here, the links are udp and pcap. */
+    private static final int NO_MEMORY_RING = 0;
 
     private final Map<String, String> options;
     private final Window window;
@@ -151,7 +169,7 @@ public final class LinkBench
             for (final int size : sizes("write-sizes"))
             {
                 compare(endpoints.medium(), "udp", label, "write", size,
-                    () -> RawUdp.throughput(transport, endpoints::openChannel, endpoints.addressA(),
+                    () -> RawUdpEventLoop.throughput(transport, endpoints::openChannel, endpoints.addressA(),
                         endpoints.addressB(), WRITE_OVERHEAD + pad4(size), depth, window),
                     () -> pair(endpoints.udpLink(0, linkOptions), () -> endpoints.udpLink(1, linkOptions), size,
                         true));
@@ -162,8 +180,8 @@ public final class LinkBench
             for (final int size : sizes("latency-sizes"))
             {
                 compare(endpoints.medium(), "udp", label, "latency", size,
-                    () -> RawUdp.latency(transport, endpoints::openChannel, endpoints.addressA(), endpoints.addressB(),
-                        SEND_OVERHEAD + pad4(size), window),
+                    () -> RawUdpEventLoop.latency(transport, endpoints::openChannel, endpoints.addressA(),
+                        endpoints.addressB(), SEND_OVERHEAD + pad4(size), window),
                     () -> pair(endpoints.udpLink(0, linkOptions), () -> endpoints.udpLink(1, linkOptions), size,
                         false));
             }
@@ -172,15 +190,14 @@ public final class LinkBench
 
     private void runPcap(final Endpoints endpoints)
     {
-        final long macA = endpoints.mac(0);
-        final long macB = endpoints.mac(1);
+        final RawPcap.Ends ends = new RawPcap.Ends(endpoints.iface(0), endpoints.iface(1), endpoints.mac(0),
+            endpoints.mac(1), Namespaces.PCAP_A, Namespaces.PCAP_B);
         if (list("tests").contains("write"))
         {
             for (final int size : sizes("write-sizes"))
             {
                 compare(endpoints.medium(), "pcap", "pcap4j", "write", size,
-                    () -> RawPcap.throughput(endpoints::openHandle, endpoints.iface(0), endpoints.iface(1), macA, macB,
-                        WRITE_OVERHEAD + pad4(size), depth, window),
+                    () -> RawPcap.throughput(endpoints::openHandle, ends, WRITE_OVERHEAD + pad4(size), depth, window),
                     () -> pair(endpoints.pcapLink(0), () -> endpoints.pcapLink(1), size, true));
             }
         }
@@ -189,8 +206,7 @@ public final class LinkBench
             for (final int size : sizes("latency-sizes"))
             {
                 compare(endpoints.medium(), "pcap", "pcap4j", "latency", size,
-                    () -> RawPcap.latency(endpoints::openHandle, endpoints.iface(0), endpoints.iface(1), macA, macB,
-                        SEND_OVERHEAD + pad4(size), window),
+                    () -> RawPcap.latency(endpoints::openHandle, ends, SEND_OVERHEAD + pad4(size), window),
                     () -> pair(endpoints.pcapLink(0), () -> endpoints.pcapLink(1), size, false));
             }
         }
@@ -208,10 +224,25 @@ public final class LinkBench
             linkA.close();
             throw ex;
         }
-        try (RcPair pair = RcPair.open(linkA, b, Math.max(size, 64), depth))
+        final RcPair.Options sizes = new RcPair.Options(1, depth, LATENCY_RECEIVES, depth + LATENCY_RECEIVES,
+            Math.max(4 * size, MIN_MEMORY_BYTES), NO_MEMORY_RING, false);
+        try (RcPair pair = RcPair.open(linkA, b, sizes))
         {
-            final Measurement measurement = write ? pair.writeThroughput(size, depth, window) :
-                pair.sendLatency(size, window);
+            final long warmupNs = (long)(window.warmupSeconds() * 1e9);
+            final long measureNs = (long)(window.measureSeconds() * 1e9);
+            final Measurement measurement;
+            if (write)
+            {
+                final ThroughputRun.Result result = new ThroughputRun(pair).run(Op.WRITE, size, 1, depth, warmupNs,
+                    measureNs);
+                measurement = new Measurement(result.messagesPerSecond(), Window.load1(), null);
+            }
+            else
+            {
+                final LatencyRun.Result result = new LatencyRun(pair).run(Op.SEND, size, warmupNs, measureNs);
+                measurement = new Measurement(result.samples() / window.measureSeconds(), Window.load1(),
+                    result.histogram());
+            }
             out.println("    link counters: " + pair.anomalies());
             if (Boolean.parseBoolean(options.get("verbose")))
             {

@@ -153,9 +153,8 @@ final class ReportWriter
         md.append("# roce4j bench suite results\n\n");
         md.append("Produced by `").append(env.command()).append("` (plan `").append(env.plan()).append("`, ")
             .append(env.threading()).append(", ")
-            .append(f(env.elapsedS() / 60, 1)).append(" min). Build first with `./mvnw -o -q -pl bench -am package " +
-            "-DskipTests`; `bench/run-suite.sh` does it when the jar is missing. How the figures are made: " +
-            "`bench/ENGINE.md`.\n\n");
+            .append(f(env.elapsedS() / 60, 1)).append(" min), which builds `bench/target/benchmarks.jar` first " +
+            "(`SKIP_BUILD=1` reuses it). How the figures are made: `bench/README.md`.\n\n");
         md.append("| | |\n|---|---|\n");
         md.append("| date | ").append(env.date()).append(" |\n");
         md.append("| JDK | ").append(env.jdk()).append(" |\n");

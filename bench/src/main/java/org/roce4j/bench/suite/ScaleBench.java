@@ -6,9 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
-import org.roce4j.bench.engine.EndpointPair;
 import org.roce4j.bench.engine.LinkKind;
 import org.roce4j.bench.engine.Op;
+import org.roce4j.bench.engine.RcPair;
 import org.roce4j.bench.engine.ThroughputRun;
 
 /**
@@ -57,7 +57,7 @@ final class ScaleBench
         progress.accept("scale: heap of 1 QP pair");
         final long baseOne = usedHeapAfterGc();
         final long heapOne;
-        try (EndpointPair one = EndpointPair.open(LinkKind.MEMORY, SuiteMain.optionsFor(LinkKind.MEMORY, 1)))
+        try (RcPair one = RcPair.open(LinkKind.MEMORY, SuiteMain.optionsFor(LinkKind.MEMORY, 1)))
         {
             heapOne = usedHeapAfterGc() - baseOne;
             if (1 != one.client().qpCount())
@@ -67,7 +67,7 @@ final class ScaleBench
         }
         progress.accept("scale: create+connect " + qps + " QP pairs");
         final long baseMany = usedHeapAfterGc();
-        try (EndpointPair many = EndpointPair.open(LinkKind.MEMORY, SuiteMain.optionsFor(LinkKind.MEMORY, qps)))
+        try (RcPair many = RcPair.open(LinkKind.MEMORY, SuiteMain.optionsFor(LinkKind.MEMORY, qps)))
         {
             final long heapMany = usedHeapAfterGc() - baseMany;
             final double perQp = (double)(heapMany - heapOne) / (2.0 * (qps - 1));

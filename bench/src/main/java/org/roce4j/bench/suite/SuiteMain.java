@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -14,21 +15,23 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
-import org.roce4j.bench.engine.Baselines;
-import org.roce4j.bench.engine.EndpointPair;
+import org.roce4j.bench.baseline.Baselines;
+import org.roce4j.bench.baseline.RawUdpBusyPoll;
 import org.roce4j.bench.engine.EngineBench;
 import org.roce4j.bench.engine.LatencyRun;
 import org.roce4j.bench.engine.LinkKind;
 import org.roce4j.bench.engine.Op;
+import org.roce4j.bench.engine.RcPair;
 import org.roce4j.bench.engine.ThroughputRun;
 
 /**
  * The bench suite: runs a {@link SuitePlan}'s matrix (links x operations x message sizes x QP counts, the engine's
  * headline benchmarks and the scale run) with a progress bar on stderr, and writes {@code RESULTS.md}, {@code
- * results/results.json} and three PNG plots under the output directory.
+ * results/results.json} and three PNG plots under the output directory (by default
+ * {@code bench/results/suite-<UTC time>/}).
  *
  * <pre>
- * bench/run-suite.sh [--quick | --smoke] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]
+ * bench/run.sh suite [--quick | --smoke | --full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]
  * </pre>
  * {@code --shared-thread} drives both endpoints of every pair from one thread (both engines in one progress group):
  * each figure is then the CPU cost of both sides on one core, which an oversubscribed machine distorts less than
@@ -58,7 +61,7 @@ public final class SuiteMain
     private final PrintStream progressOut;
     private final SuiteResults results = new SuiteResults();
     private final List<Step> steps = new ArrayList<>();
-    private EndpointPair pair;
+    private RcPair pair;
     private LinkKind pairKind;
     private String pairFailure;
 
@@ -78,10 +81,10 @@ public final class SuiteMain
      * @param qps  QP pairs.
      * @return the endpoint sizes the suite uses.
      */
-    static EndpointPair.Options optionsFor(final LinkKind kind, final int qps)
+    static RcPair.Options optionsFor(final LinkKind kind, final int qps)
     {
         final int cqDepth = (int)Math.min(MAX_CQ_DEPTH, Math.max(1024L, (long)qps * QP_DEPTH));
-        return new EndpointPair.Options(qps, QP_DEPTH, QP_DEPTH, cqDepth, MEMORY_BYTES, MEMORY_RING_BYTES,
+        return new RcPair.Options(qps, QP_DEPTH, QP_DEPTH, cqDepth, MEMORY_BYTES, MEMORY_RING_BYTES,
             sharedThread);
     }
 
@@ -188,7 +191,7 @@ public final class SuiteMain
         final double crc = Baselines.crc32BytesPerSecond(size, measureNs / 2);
         double udp = Double.NaN;
         Histogram udpRtt = null;
-        try (RawUdp raw = new RawUdp())
+        try (RawUdpBusyPoll raw = new RawUdpBusyPoll())
         {
             udp = raw.streamBytesPerSecond(size, warmupNs, measureNs / 2);
             udpRtt = raw.roundTrips(size, warmupNs, measureNs / 2);
@@ -237,7 +240,7 @@ public final class SuiteMain
         pairFailure = null;
         try
         {
-            pair = EndpointPair.open(kind, optionsFor(kind, plan.maxQps()));
+            pair = RcPair.open(kind, optionsFor(kind, plan.maxQps()));
         }
         catch (final RuntimeException ex)
         {
@@ -259,7 +262,7 @@ public final class SuiteMain
     /**
      * @return the pair for this link, reopened after a failed cell left its QPs in error; null when it cannot open.
      */
-    private EndpointPair pairFor(final LinkKind kind)
+    private RcPair pairFor(final LinkKind kind)
     {
         if (null == pair && kind == pairKind && null == pairFailure)
         {
@@ -278,13 +281,13 @@ public final class SuiteMain
         final LinkKind kind, final Op op, final int size, final int qps, final List<SuiteResults.Throughput> into,
         final long warmupNs, final long measureNs)
     {
-        final EndpointPair endpoints = pairFor(kind);
+        final RcPair endpoints = pairFor(kind);
         if (null == endpoints)
         {
             return;
         }
         final int depth = op.isAtomic() || Op.READ == op ?
-            Math.min(EndpointPair.READ_ATOMIC_DEPTH, depthFor(kind, size, qps)) : depthFor(kind, size, qps);
+            Math.min(RcPair.READ_ATOMIC_DEPTH, depthFor(kind, size, qps)) : depthFor(kind, size, qps);
         try
         {
             final ThroughputRun.Result r = new ThroughputRun(endpoints).run(op, size, qps, depth, warmupNs, measureNs);
@@ -299,7 +302,7 @@ public final class SuiteMain
 
     private void latency(final LinkKind kind, final Op op, final int size, final long warmupNs, final long measureNs)
     {
-        final EndpointPair endpoints = pairFor(kind);
+        final RcPair endpoints = pairFor(kind);
         if (null == endpoints)
         {
             return;
@@ -391,7 +394,8 @@ public final class SuiteMain
     public static void main(final String[] args)
     {
         String planName = "full";
-        Path out = Paths.get("bench");
+        Path out = Paths.get("bench", "results", "suite-" +
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC)));
         List<LinkKind> links = null;
         for (int i = 0; i < args.length; i++)
         {
@@ -423,8 +427,8 @@ public final class SuiteMain
                     }
                     break;
                 default:
-                    System.err.println("unknown option " + args[i] + "\nusage: run-suite.sh [--quick | --smoke | " +
-                        "--full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]");
+                    System.err.println("unknown option " + args[i] + "\nusage: bench/run.sh suite [--quick | " +
+                        "--smoke | --full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]");
                     System.exit(2);
                     return;
             }
@@ -434,9 +438,9 @@ public final class SuiteMain
         {
             plan = plan.withLinks(links);
         }
-        // run-suite.sh passes PRIORITY on, so the report shows the command with it.
+        // bench/run.sh passes PRIORITY on, so the report shows the command with it.
         final String priority = System.getProperty("roce4j.bench.priority", "");
-        final String command = (priority.isEmpty() ? "" : "PRIORITY=" + priority + " ") + "bench/run-suite.sh " +
+        final String command = (priority.isEmpty() ? "" : "PRIORITY=" + priority + " ") + "bench/run.sh suite " +
             String.join(" ", args);
         try
         {

@@ -31,7 +31,7 @@ import org.roce4j.wire.header.UdpHeader;
  * pad, ICRC), against the baseline of the JDK's {@link CRC32} run over the same bytes in the same JVM.
  *
  * <p>Every operation handles one frame of {@code frameLength} bytes (Ethernet header to the end of the ICRC; see
- * {@link #expectedFrameLength}), so bytes/s of any benchmark is its ops/s times that length; bench/run-wire-bench.sh
+ * {@link #expectedFrameLength}), so bytes/s of any benchmark is its ops/s times that length; bench/run.sh wire
  * derives it. The benchmarks:
  * <ul>
  *   <li>{@link #build}: what a requester does per packet: every header written, the payload copied in from a
@@ -145,7 +145,7 @@ public class RoceFrameBenchmark
     }
 
     /**
-     * Length of the frames measured, Ethernet header to end of ICRC; bench/run-wire-bench.sh uses the same formula.
+     * Length of the frames measured, Ethernet header to end of ICRC; bench/run.sh wire uses the same formula.
      *
      * @param opcode       RC_RDMA_WRITE_ONLY or RC_SEND_ONLY.
      * @param payloadBytes payload length.

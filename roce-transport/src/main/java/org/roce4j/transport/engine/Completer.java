@@ -9,7 +9,6 @@ import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
-import org.roce4j.transport.WrOpcode;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameParser;
@@ -42,6 +41,9 @@ import org.roce4j.wire.header.AethHeader;
  * the oldest unacknowledged PSN is a duplicate (a repeated ACK of the last acknowledged PSN, a late response) and is
  * dropped as {@link TransportCounter#DROP_STRAY_RESPONSE}, as before; it may only complete a WQE whose every PSN was
  * already acknowledged.
+ *
+ * <p>The PSN and ACK checks (CHECK_PSN, CHECK_ACK) are in {@link CompleterChecks}; this class runs the states, the
+ * retries and the retransmit timer, and writes the completions.
  */
 final class Completer
 {
@@ -84,12 +86,14 @@ final class Completer
 
     private final RoceEngine engine;
     private final TransportCounters counters;
+    private final CompleterChecks checks;
     private State lastFinalState = State.DONE;
 
     Completer(final RoceEngine engine)
     {
         this.engine = engine;
-        this.counters = engine.countersInternal();
+        this.counters = engine.counters();
+        this.checks = new CompleterChecks(engine, this);
     }
 
     /**
@@ -113,7 +117,7 @@ final class Completer
         if (req.needRetry)
         {
             // rxe defers responses until the requester has restarted; here the restart happens first.
-            engine.requester().retry(qp);
+            engine.requester.retry(qp);
         }
         final Opcode opcode = pkt.opcode();
         final SendQueue sq = qp.sendQueue;
@@ -138,14 +142,14 @@ final class Completer
                     break;
 
                 case CHECK_PSN:
-                    state = checkPsn(qp, wqe, psn, opcode, pkt);
+                    state = checks.checkPsn(qp, wqe, psn, opcode, pkt);
                     break;
 
                 case CHECK_ACK:
-                    state = checkAck(qp, wqe, psn, opcode, pkt);
+                    state = checks.checkAck(qp, wqe, psn, opcode, pkt);
                     if (State.ERROR == state)
                     {
-                        errorStatus = nakStatus(pkt, opcode);
+                        errorStatus = CompleterChecks.nakStatus(pkt, opcode);
                     }
                     break;
 
@@ -271,189 +275,6 @@ final class Completer
     }
 
     /**
-     * rxe check_psn: relate the response PSN to the WQE and to the oldest unacknowledged PSN.
-     */
-    private State checkPsn(
-        final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode, final RoceFrameParser pkt)
-    {
-        if (Psn.compare(psn, wqe.lastPsn) > 0)
-        {
-            if (WqeState.PENDING == wqe.state)
-            {
-                if (wqe.opcode.isReadOrAtomic())
-                {
-                    // IBA 9.7.5.1.2: a response past a READ/atomic that got no response is an implied NAK.
-                    counters.increment(TransportCounter.IMPLIED_NAKS);
-                    return State.ERROR_RETRY;
-                }
-                resetRetryCounters(qp);
-                return State.COMP_WQE;
-            }
-            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
-            return State.DONE;
-        }
-        final int diff = Psn.compare(psn, qp.comp.psn);
-        if (diff < 0)
-        {
-            // Most likely a retransmitted response: it completes the WQE if it is its last, else it is dropped.
-            if (psn == wqe.lastPsn && WqeState.PENDING == wqe.state && !wqe.opcode.isReadOrAtomic())
-            {
-                return State.COMP_ACK;
-            }
-            if (Opcode.RC_ACKNOWLEDGE == opcode && isReadResponseInProgress(qp.comp.lastOpcode) &&
-                AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()) && Psn.compare(psn, wqe.firstPsn) >= 0)
-            {
-                // rxe: a NAK (say a remote access error) may end a READ response in progress; rxe's carries the
-                // READ request's PSN, so it is inside the READ's range, never before it. A plain ACK with an old
-                // PSN is only a late, reordered ACK: taking it would end the READ's response sequence.
-                return State.CHECK_ACK;
-            }
-            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
-            return State.DONE;
-        }
-        if (diff > 0 && wqe.opcode.isReadOrAtomic())
-        {
-            // A gap inside a READ response: wait for the retransmit timer (newer rxe drops here too).
-            counters.increment(TransportCounter.DROP_STRAY_RESPONSE);
-            return State.DONE;
-        }
-        return State.CHECK_ACK;
-    }
-
-    private static boolean isReadResponseInProgress(final int lastOpcode)
-    {
-        return Opcode.RC_RDMA_READ_RESPONSE_FIRST.code() == lastOpcode ||
-            Opcode.RC_RDMA_READ_RESPONSE_MIDDLE.code() == lastOpcode;
-    }
-
-    /**
-     * rxe check_ack: the opcode must fit the sequence and the WQE, and the syndrome decides the outcome.
-     */
-    private State checkAck(
-        final QpContext qp, final SendWqe wqe, final int psn, final Opcode opcode, final RoceFrameParser pkt)
-    {
-        final CompleterState comp = qp.comp;
-        if (-1 == comp.lastOpcode)
-        {
-            if (!opcode.position().isStart())
-            {
-                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                return State.ERROR;
-            }
-        }
-        else if (Opcode.RC_ACKNOWLEDGE != opcode && Opcode.RC_RDMA_READ_RESPONSE_MIDDLE != opcode &&
-            Opcode.RC_RDMA_READ_RESPONSE_LAST != opcode)
-        {
-            // A READ retry may restart the response with FIRST (or ONLY for a one-packet remainder).
-            final boolean restart = (psn == wqe.firstPsn && Opcode.RC_RDMA_READ_RESPONSE_FIRST == opcode) ||
-                (wqe.firstPsn == wqe.lastPsn && Opcode.RC_RDMA_READ_RESPONSE_ONLY == opcode);
-            if (!restart)
-            {
-                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                return State.ERROR;
-            }
-        }
-
-        switch (opcode)
-        {
-            case RC_RDMA_READ_RESPONSE_FIRST:
-            case RC_RDMA_READ_RESPONSE_LAST:
-            case RC_RDMA_READ_RESPONSE_ONLY:
-                if (AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()))
-                {
-                    counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                    return State.ERROR;
-                }
-                return readResponse(qp, wqe);
-            case RC_RDMA_READ_RESPONSE_MIDDLE:
-                return readResponse(qp, wqe);
-            case RC_ATOMIC_ACKNOWLEDGE:
-                if (AethHeader.TYPE_ACK != AethHeader.type(pkt.aeth().syndrome()) || !wqe.opcode.isAtomic())
-                {
-                    counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                    return State.ERROR;
-                }
-                resetRetryCounters(qp);
-                return State.ATOMIC;
-            case RC_ACKNOWLEDGE:
-                return acknowledge(qp, pkt.aeth().syndrome(), psn);
-            default:
-                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                return State.ERROR;
-        }
-    }
-
-    private State readResponse(final QpContext qp, final SendWqe wqe)
-    {
-        if (WrOpcode.RDMA_READ != wqe.opcode)
-        {
-            counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-            return State.ERROR;
-        }
-        resetRetryCounters(qp);
-        return State.READ;
-    }
-
-    private State acknowledge(final QpContext qp, final int syndrome, final int psn)
-    {
-        switch (AethHeader.type(syndrome))
-        {
-            case AethHeader.TYPE_ACK:
-                counters.increment(TransportCounter.ACKS_RECEIVED);
-                resetRetryCounters(qp);
-                return State.WRITE_SEND;
-            case AethHeader.TYPE_RNR_NAK:
-                counters.increment(TransportCounter.NAK_RNR_RECEIVED);
-                return State.RNR_RETRY;
-            case AethHeader.TYPE_NAK:
-                if (AethHeader.NakCode.PSN_SEQUENCE_ERROR.syndrome() == syndrome)
-                {
-                    counters.increment(TransportCounter.NAK_SEQUENCE_RECEIVED);
-                    // IBA 9.7.5.1.3: a sequence NAK implicitly acknowledges every PSN before the one it carries.
-                    if (Psn.compare(psn, qp.comp.psn) > 0)
-                    {
-                        qp.comp.psn = psn;
-                        // That is progress, as a completion is: the retry budget counts retries in a row that got
-                        // nothing through, so a dead peer exhausts it while a lossy one that keeps acknowledging
-                        // part of a long message does not (rxe resets it on ACKs only, but never gives up at 7).
-                        resetRetryCounters(qp);
-                        wakeRequester(qp);
-                    }
-                    return State.ERROR_RETRY;
-                }
-                counters.increment(TransportCounter.NAK_ERROR_RECEIVED);
-                return State.ERROR;
-            default:
-                counters.increment(TransportCounter.DROP_BAD_RESPONSE);
-                return State.ERROR;
-        }
-    }
-
-    private static WcStatus nakStatus(final RoceFrameParser pkt, final Opcode opcode)
-    {
-        if (Opcode.RC_ACKNOWLEDGE != opcode)
-        {
-            return WcStatus.BAD_RESP_ERR;
-        }
-        final int syndrome = pkt.aeth().syndrome();
-        if (AethHeader.TYPE_NAK != AethHeader.type(syndrome))
-        {
-            return WcStatus.BAD_RESP_ERR;
-        }
-        final AethHeader.NakCode code = AethHeader.NakCode.of(AethHeader.value(syndrome));
-        if (AethHeader.NakCode.INVALID_REQUEST == code)
-        {
-            return WcStatus.REM_INV_REQ_ERR;
-        }
-        if (AethHeader.NakCode.REMOTE_ACCESS_ERROR == code)
-        {
-            return WcStatus.REM_ACCESS_ERR;
-        }
-        // Remote operational error, and (as rxe) any other NAK code.
-        return WcStatus.REM_OP_ERR;
-    }
-
-    /**
      * The retransmit timer expired (rxe retransmit_timer + the completer's EXIT → ERROR_RETRY path).
      *
      * @param qp the QP.
@@ -495,7 +316,7 @@ final class Completer
         if (comp.retryLeft > 0)
         {
             // IBA 9.7.6.1.3: each retry uses one of retry_cnt, 7 included, unless configured to do as rxe does.
-            if (RETRY_FOREVER != qp.attributes.retryCnt || !engine.config().retryCountSevenForever())
+            if (RETRY_FOREVER != qp.attributes.retryCnt || !engine.config.retryCountSevenForever())
             {
                 comp.retryLeft--;
             }
@@ -526,7 +347,7 @@ final class Completer
             final RequesterState req = qp.req;
             req.waitingRnrTimer = true;
             req.rnrDeadlineNs = engine.nowNs() + AethHeader.rnrTimerNs(AethHeader.value(syndrome));
-            engine.armTimer(qp, req.rnrDeadlineNs);
+            engine.timers.arm(qp, req.rnrDeadlineNs);
         }
         else
         {
@@ -538,10 +359,15 @@ final class Completer
     private void fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
     {
         complete(qp, wqe, status);
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
     }
 
-    private static void resetRetryCounters(final QpContext qp)
+    /**
+     * A response got through: the retry budgets count retries in a row again from full (rxe comp.retry_cnt reset).
+     *
+     * @param qp the QP.
+     */
+    static void resetRetryCounters(final QpContext qp)
     {
         final CompleterState comp = qp.comp;
         comp.retryLeft = qp.attributes.retryCnt;
@@ -549,7 +375,12 @@ final class Completer
         comp.startedRetry = false;
     }
 
-    private void wakeRequester(final QpContext qp)
+    /**
+     * Schedule the requester if it waits for what a response may have freed (window, ORD slot, fence).
+     *
+     * @param qp the QP.
+     */
+    void wakeRequester(final QpContext qp)
     {
         final RequesterStall stall = qp.req.stall;
         if (RequesterStall.WINDOW == stall || RequesterStall.ORD == stall || RequesterStall.FENCE == stall)
@@ -570,7 +401,7 @@ final class Completer
         {
             final long deadline = engine.nowNs() + qp.timeoutNs;
             qp.comp.retransmitDeadlineNs = deadline;
-            engine.armTimer(qp, deadline);
+            engine.timers.arm(qp, deadline);
         }
     }
 
@@ -584,7 +415,7 @@ final class Completer
         {
             final long deadline = engine.nowNs() + qp.timeoutNs;
             qp.comp.retransmitDeadlineNs = deadline;
-            engine.armTimer(qp, deadline);
+            engine.timers.arm(qp, deadline);
         }
         else
         {
@@ -644,7 +475,7 @@ final class Completer
     {
         counters.increment(TransportCounter.CQ_OVERFLOWS);
         engine.raise(AsyncEventType.CQ_ERR, cq.handle());
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
     }
 
     /**

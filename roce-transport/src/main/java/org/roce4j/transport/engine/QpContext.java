@@ -41,10 +41,14 @@ public final class QpContext
 
     /** Set while the QP sits in the engine's run queue (requester or read reply has work). */
     boolean scheduled;
-    /** Set while the QP sits in the engine's pending-ACK list. */
+    /** Set while the QP sits in the responder's list of coalesced ACKs to send ({@link ResponderAcks}). */
     boolean ackListed;
-    /** Set while the QP sits in the engine's list of QPs with an armed timer. */
-    boolean timerListed;
+    /** Where the QP's timer entry is: {@link QpTimers#NONE}, {@link QpTimers#IN_WHEEL} or {@link QpTimers#DUE}. */
+    int timerPlace = QpTimers.NONE;
+    /** The wheel's id of the entry while {@link QpTimers#IN_WHEEL}. */
+    long timerId;
+    /** When the entry comes due: never later than the QP's armed retransmit and RNR deadlines. */
+    long timerEntryNs;
     /** COMM_EST was raised for this QP. */
     boolean commEstablished;
     /** Set while in SQD with the drain not yet reported (IBA 10.3.1 "SQ Drain"). */

@@ -42,43 +42,6 @@ final class Requester
     /** Largest message (IBA: 2^31 bytes; rxe RXE_PORT_MAX_MSG_SZ). */
     static final long MAX_MESSAGE_BYTES = 1L << 31;
 
-    private static final int FIRST = 0;
-    private static final int MIDDLE = 1;
-    private static final int LAST = 2;
-    private static final int ONLY = 3;
-
-    /** [transport RC=0/UC=1][WrOpcode ordinal][FIRST, MIDDLE, LAST, ONLY] opcode table (rxe next_opcode_rc/uc). */
-    private static final Opcode[][][] NEXT_OPCODE = new Opcode[2][WrOpcode.values().length][];
-
-    static
-    {
-        final Opcode[] rcSend = {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST, Opcode.RC_SEND_ONLY};
-        NEXT_OPCODE[0][WrOpcode.SEND.ordinal()] = rcSend;
-        NEXT_OPCODE[0][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_IMMEDIATE,
-                Opcode.RC_SEND_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[0][WrOpcode.SEND_WITH_INV.ordinal()] = new Opcode[]
-            {Opcode.RC_SEND_FIRST, Opcode.RC_SEND_MIDDLE, Opcode.RC_SEND_LAST_WITH_INVALIDATE,
-                Opcode.RC_SEND_ONLY_WITH_INVALIDATE};
-        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
-            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST,
-                Opcode.RC_RDMA_WRITE_ONLY};
-        NEXT_OPCODE[0][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[1][WrOpcode.SEND.ordinal()] = new Opcode[]
-            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST, Opcode.UC_SEND_ONLY};
-        NEXT_OPCODE[1][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST_WITH_IMMEDIATE,
-                Opcode.UC_SEND_ONLY_WITH_IMMEDIATE};
-        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE.ordinal()] = new Opcode[]
-            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST,
-                Opcode.UC_RDMA_WRITE_ONLY};
-        NEXT_OPCODE[1][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
-            {Opcode.UC_RDMA_WRITE_FIRST, Opcode.UC_RDMA_WRITE_MIDDLE, Opcode.UC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
-                Opcode.UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
-    }
-
     private final RoceEngine engine;
     private final Completer completer;
     private final TransportCounters counters;
@@ -87,7 +50,7 @@ final class Requester
     {
         this.engine = engine;
         this.completer = completer;
-        this.counters = engine.countersInternal();
+        this.counters = engine.counters();
     }
 
     /**
@@ -120,7 +83,7 @@ final class Requester
             retry(qp);
         }
         final SendQueue sq = qp.sendQueue;
-        final EngineConfig config = engine.config();
+        final EngineConfig config = engine.config;
         int sent = 0;
         req.stall = RequesterStall.NONE;
         while (true)
@@ -227,7 +190,7 @@ final class Requester
         if (!wqe.isInline())
         {
             final int access = op.isReadOrAtomic() ? AccessFlags.LOCAL_WRITE : 0;
-            if (!wqe.sgl.resolve(engine.mrTable(), qp.pdHandle, access))
+            if (!wqe.sgl.resolve(engine.mrTable, qp.pdHandle, access))
             {
                 return fail(qp, wqe, WcStatus.LOC_PROT_ERR);
             }
@@ -274,7 +237,7 @@ final class Requester
             wqe.state = WqeState.ERROR;
             wqe.status = status;
         }
-        engine.qpError(qp, AsyncEventType.QP_FATAL);
+        engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
         return false;
     }
 
@@ -301,11 +264,12 @@ final class Requester
         final int mtu = qp.mtuBytes;
         final boolean fits = wqe.resid <= mtu;
         final boolean inMessage = -1 != req.lastOpcode;
-        final int position = inMessage ? (fits ? LAST : MIDDLE) : (fits ? ONLY : FIRST);
-        final Opcode opcode = NEXT_OPCODE[QpType.RC == qp.type ? 0 : 1][wqe.opcode.ordinal()][position];
+        final int position = inMessage ? (fits ? RequestOpcodes.LAST : RequestOpcodes.MIDDLE) :
+            (fits ? RequestOpcodes.ONLY : RequestOpcodes.FIRST);
+        final Opcode opcode = RequestOpcodes.next(QpType.RC == qp.type, wqe.opcode, position);
         final int payload = (int)Math.min(wqe.resid, mtu);
         final int psn = req.psn;
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
         {
             return false;
@@ -322,7 +286,7 @@ final class Requester
         {
             // Also on the packet that fills the send window: without it a window smaller than ackReqInterval
             // would only reopen through the retransmit timeout (rxe's fixed 128-PSN window never meets its 64).
-            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config().sendWindow();
+            final boolean fillsWindow = Psn.diff(Psn.next(psn), qp.comp.psn) >= engine.config.sendWindow();
             bth.ackReq(ackRequested(req, place.isEnd() || fillsWindow));
         }
         if (opcode.has(org.roce4j.wire.ExtHeader.RETH))
@@ -373,7 +337,7 @@ final class Requester
         final RequesterState req = qp.req;
         final int psn = req.psn;
         final int packets = packetCount(wqe.resid, qp.mtuBytes);
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, Opcode.RC_RDMA_READ_REQUEST, qp.attributes.destQpNum, psn, 0))
         {
             return false;
@@ -398,7 +362,7 @@ final class Requester
         final int psn = req.psn;
         final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == wqe.opcode;
         final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, 0))
         {
             return false;
@@ -429,7 +393,7 @@ final class Requester
         final int psn = req.psn;
         final AddressVector av = wqe.udAddress;
         av.udpSourcePort(qp.udpSourcePort);
-        final PacketSender sender = engine.sender();
+        final PacketSender sender = engine.sender;
         if (!sender.begin(av, opcode, wqe.remoteQpn, psn, payload))
         {
             return false;
@@ -489,7 +453,7 @@ final class Requester
     private boolean ackRequested(final RequesterState req, final boolean lastOfMessage)
     {
         // rxe_req.c: AckReq on the END packet, or once more than RXE_MAX_PKT_PER_ACK packets went without one.
-        if (lastOfMessage || ++req.packetsWithoutAckReq >= engine.config().ackReqInterval())
+        if (lastOfMessage || ++req.packetsWithoutAckReq >= engine.config.ackReqInterval())
         {
             req.packetsWithoutAckReq = 0;
             return true;
@@ -611,7 +575,7 @@ final class Requester
         sq.requester = sq.completer;
         qp.req.readAtomicOutstanding = 0;
         qp.req.stall = RequesterStall.STATE;
-        flushed += engine.responder().flushReceiveQueue(qp);
+        flushed += engine.responder.flushReceiveQueue(qp);
         return flushed;
     }
 

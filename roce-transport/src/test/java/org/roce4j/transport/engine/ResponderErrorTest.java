@@ -326,7 +326,7 @@ class ResponderErrorTest
         final MemoryRegionEntry localOnly = peer.mr(256, AccessFlags.LOCAL_WRITE);
         final MemoryRegionEntry otherPd = peer.mrInPd(256, ALL_REMOTE, 2);
         int unknown = good.rkey() ^ 0x5A5A_5A5A;
-        while (null != peer.engine.mrTable().byRkey(unknown))
+        while (null != peer.engine.mrTable.byRkey(unknown))
         {
             unknown++;
         }

@@ -1,17 +1,17 @@
-package org.roce4j.bench.link;
+package org.roce4j.bench;
 
 /**
  * Flags shared by the threads of one measurement: whether to go on, whether the warm-up is over, whether the
  * driving (sending) side has stopped, and the first failure.
  */
-final class Running
+public final class Running
 {
     /** The threads keep working while this is true. */
-    volatile boolean on = true;
+    public volatile boolean on = true;
     /** True between the end of the warm-up and the end of the measurement. */
-    volatile boolean measuring;
+    public volatile boolean measuring;
     /** Set by the driving thread when it has stopped (its peer keeps serving until then). */
-    volatile boolean senderDone;
+    public volatile boolean senderDone;
     private volatile String failure;
 
     /**
@@ -19,7 +19,7 @@ final class Running
      *
      * @param why what went wrong.
      */
-    void fail(final String why)
+    public void fail(final String why)
     {
         if (null == failure)
         {
@@ -32,7 +32,7 @@ final class Running
     /**
      * @return the first failure, or null.
      */
-    String failure()
+    public String failure()
     {
         return failure;
     }

@@ -1,4 +1,4 @@
-package org.roce4j.bench.engine;
+package org.roce4j.bench.baseline;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -10,13 +10,17 @@ import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.roce4j.bench.ServerLoop;
 
 /**
- * What the engine's figures are compared with, measured in the same JVM and run:
+ * The in-process baselines the benchmarks' figures are compared with, measured in the same JVM and run (the raw
+ * media have their own classes here: {@link RawUdpBusyPoll}, {@link RawUdpEventLoop}, {@link RawPcap}):
  * <ul>
  *   <li>memcpy: {@code UnsafeBuffer.putBytes} between two direct buffers (Unsafe.copyMemory), one copy of the
  *   message; the engine makes three per packet on the memory fabric (gather into the frame, frame into the
  *   peer's ring, ring into the target) plus two CRC passes (send and verify);</li>
+ *   <li>frame copies: one frame copied slot after slot through a buffer the size of a fabric ring, so the target
+ *   lines are as cold as the ring's (what the fabric alone is compared with);</li>
  *   <li>CRC32: {@link CRC32} over a direct buffer (the JDK intrinsic the ICRC uses);</li>
  *   <li>ring hand-off: frames of a given length through the Agrona many-to-one ring the memory fabric uses, from
  *   one thread to another (rate), and back and forth between two threads (round trip): what the medium alone
@@ -51,27 +55,53 @@ public final class Baselines
         final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
         final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(sizeBytes, 64));
         source.setMemory(0, sizeBytes, (byte)0x5A);
-        copyLoop(source, target, sizeBytes, measureNs / 4);
-        return copyLoop(source, target, sizeBytes, measureNs) * sizeBytes * 1e9 / measureNs;
+        copyLoop(source, target, sizeBytes, 0, BATCH, measureNs / 4);
+        return copyLoop(source, target, sizeBytes, 0, BATCH, measureNs) * sizeBytes * 1e9 / measureNs;
     }
 
-    private static double copyLoop(
-        final UnsafeBuffer source, final UnsafeBuffer target, final int sizeBytes, final long durationNs)
+    /**
+     * Copy {@code source} to {@code slots} consecutive places {@code slotBytes} apart in {@code target} (all to the
+     * same place when {@code slotBytes} is 0), reading the clock once per round, until the time is up.
+     *
+     * @return copies per {@code durationNs}.
+     */
+    private static double copyLoop(final UnsafeBuffer source, final UnsafeBuffer target, final int length,
+        final int slotBytes, final int slots, final long durationNs)
     {
         final long startNs = System.nanoTime();
         long copies = 0;
         long nowNs;
         do
         {
-            for (int i = 0; i < BATCH; i++)
+            for (int i = 0; i < slots; i++)
             {
-                target.putBytes(0, source, 0, sizeBytes);
+                target.putBytes(i * slotBytes, source, 0, length);
             }
-            copies += BATCH;
+            copies += slots;
             nowNs = System.nanoTime();
         }
         while (nowNs - startNs < durationNs);
         return copies * (double)durationNs / (nowNs - startNs);
+    }
+
+    /**
+     * Copy one frame again and again into consecutive slots of a target buffer, wrapping at its end.
+     *
+     * @param frame       the frame (its first {@code length} bytes).
+     * @param length      frame length.
+     * @param targetBytes size of the target, e.g. a memory fabric ring.
+     * @param measureNs   how long to copy (after a warm-up of a quarter of that).
+     * @return frames copied per second.
+     */
+    public static double frameCopiesPerSecond(
+        final UnsafeBuffer frame, final int length, final int targetBytes, final long measureNs)
+    {
+        final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(targetBytes, 64));
+        // Slots as the ring lays records out: 8-byte aligned, with a record header.
+        final int slot = (length + 15) & ~7;
+        final int slots = targetBytes / slot;
+        copyLoop(frame, target, length, slot, slots, measureNs / 4);
+        return copyLoop(frame, target, length, slot, slots, measureNs) * 1e9 / measureNs;
     }
 
     /**
@@ -190,18 +220,12 @@ public final class Baselines
             }
         };
         final ServerLoop echoer = new ServerLoop("baseline-echo", () -> ping.read(echoHandler));
-        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
         final int[] received = new int[1];
         final MessageHandler pongHandler = (type, buffer, index, length) -> received[0] = length;
         try
         {
-            final long startNs = System.nanoTime();
-            final long recordFromNs = startNs + warmupNs;
-            final long endNs = recordFromNs + measureNs;
-            long nowNs = startNs;
-            while (nowNs - endNs < 0)
+            return recordRoundTrips(warmupNs, measureNs, () ->
             {
-                final long sentNs = System.nanoTime();
                 while (!ping.write(MSG_TYPE, frame, 0, frameBytes))
                 {
                     Thread.onSpinWait();
@@ -211,16 +235,53 @@ public final class Baselines
                 {
                     pong.read(pongHandler);
                 }
-                nowNs = System.nanoTime();
-                if (nowNs - recordFromNs >= 0)
-                {
-                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
-                }
-            }
+                return true;
+            });
         }
         finally
         {
             echoer.close();
+        }
+    }
+
+    /**
+     * One round trip of a ping-pong baseline.
+     */
+    @FunctionalInterface
+    interface RoundTrip
+    {
+        /**
+         * Send, and wait for the answer.
+         *
+         * @return false when the round trip was abandoned (lost): it is not recorded.
+         */
+        boolean run();
+    }
+
+    /**
+     * Run round trips one after the other and record those that end after the warm-up, clamped to 1 s.
+     *
+     * @param warmupNs  time before recording.
+     * @param measureNs time recording.
+     * @param roundTrip one round trip.
+     * @return the round trips in nanoseconds.
+     */
+    static Histogram recordRoundTrips(final long warmupNs, final long measureNs, final RoundTrip roundTrip)
+    {
+        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
+        final long startNs = System.nanoTime();
+        final long recordFromNs = startNs + warmupNs;
+        final long endNs = recordFromNs + measureNs;
+        long nowNs = startNs;
+        while (nowNs - endNs < 0)
+        {
+            final long sentNs = System.nanoTime();
+            final boolean done = roundTrip.run();
+            nowNs = System.nanoTime();
+            if (done && nowNs - recordFromNs >= 0)
+            {
+                histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
+            }
         }
         return histogram;
     }

@@ -1,4 +1,4 @@
-package org.roce4j.bench.link;
+package org.roce4j.bench;
 
 import org.HdrHistogram.Histogram;
 
@@ -10,13 +10,13 @@ import org.HdrHistogram.Histogram;
  * @param load1        one-minute load average at the end of the window.
  * @param histogram    round-trip times (ns), or null for throughput tests.
  */
-record Measurement(double opsPerSecond, double load1, Histogram histogram)
+public record Measurement(double opsPerSecond, double load1, Histogram histogram)
 {
     /**
      * @param rtt the round-trip time histogram.
      * @return a copy carrying it.
      */
-    Measurement withHistogram(final Histogram rtt)
+    public Measurement withHistogram(final Histogram rtt)
     {
         return new Measurement(opsPerSecond, load1, rtt);
     }
@@ -24,7 +24,7 @@ record Measurement(double opsPerSecond, double load1, Histogram histogram)
     /**
      * @return mean round-trip time in microseconds (from the histogram, or from the rate for one-at-a-time tests).
      */
-    double meanRttUs()
+    public double meanRttUs()
     {
         return null != histogram && histogram.getTotalCount() > 0 ? histogram.getMean() / 1e3 : 1e6 / opsPerSecond;
     }
@@ -33,7 +33,7 @@ record Measurement(double opsPerSecond, double load1, Histogram histogram)
      * @param percentile 0..100.
      * @return that percentile of the round-trip time in microseconds, NaN without a histogram.
      */
-    double rttUs(final double percentile)
+    public double rttUs(final double percentile)
     {
         return null != histogram && histogram.getTotalCount() > 0 ?
             histogram.getValueAtPercentile(percentile) / 1e3 : Double.NaN;

@@ -4,19 +4,25 @@ import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.oob.QpInfo;
 import org.roce4j.transport.Mtu;
+import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
-import org.roce4j.wire.addr.Gid;
+import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.QueuePair;
+import org.roce4j.wire.addr.Gid;
 
 /**
- * Two endpoints over one {@link LinkKind}, with N connected RC QP pairs (client QP i talks to server QP i).
+ * The RC-pair harness of every engine-level benchmark: two endpoints (roce4j devices) over any pair of links, with N
+ * connected RC QP pairs (client QP i talks to server QP i). {@link #open(LinkKind, Options)} opens the in-process
+ * media ({@link LinkKind}: memory fabric, udp on loopback, tunnel); {@link #open(Link, Link, Options)} takes links
+ * opened elsewhere (the link benchmarks open udp and pcap links inside network namespaces).
  *
  * <p>Every QP gets {@link Options#recvDepth()} receives posted at once (see {@link Endpoint#postReceive(int)}).
- * QPs come up with the attributes of ibv_rc_pingpong (see {@link QpSetup}) except the path MTU (4096) and the
- * READ/atomic depth (16 outstanding each way, as perftest's default for ib_read_bw).
+ * QPs come up with the attributes of ibv_rc_pingpong (see {@link QpSetup}) except the path MTU (the smaller active
+ * MTU of the two devices: 4096 on every medium the benchmarks use) and the READ/atomic depth (16 outstanding each
+ * way, as perftest's default for ib_read_bw).
  */
-public final class EndpointPair implements AutoCloseable
+public final class RcPair implements AutoCloseable
 {
     /** READs/atomics in flight per QP (ORD and IRD). */
     public static final int READ_ATOMIC_DEPTH = 16;
@@ -25,25 +31,22 @@ public final class EndpointPair implements AutoCloseable
     /** Starting PSN of server QPs. */
     private static final int SERVER_PSN = 0x2000;
 
-    private final LinkKind kind;
     private final Options options;
     private final Endpoint client;
     private final Endpoint server;
     private long connectNs;
 
-    private EndpointPair(final LinkKind kind, final Options options)
+    private RcPair(final Link clientLink, final Link serverLink, final Options options)
     {
-        this.kind = kind;
         this.options = options;
-        final Link[] links = kind.openPair(options.memoryRingBytes());
         Endpoint opened = null;
         try
         {
             final ProgressGroup clientGroup = new ProgressGroup(new BusySpinIdleStrategy());
             final ProgressGroup serverGroup = options.sharedThread() ? clientGroup :
                 new ProgressGroup(new BusySpinIdleStrategy());
-            opened = new Endpoint(links[0], "bench-client", options, clientGroup);
-            server = new Endpoint(links[1], "bench-server", options, serverGroup);
+            opened = new Endpoint(clientLink, "bench-client", options, clientGroup);
+            server = new Endpoint(serverLink, "bench-server", options, serverGroup);
         }
         catch (final RuntimeException ex)
         {
@@ -53,24 +56,38 @@ public final class EndpointPair implements AutoCloseable
             }
             else
             {
-                links[0].close();
+                clientLink.close();
             }
-            links[1].close();
+            serverLink.close();
             throw ex;
         }
         client = opened;
     }
 
     /**
-     * Open two endpoints and connect {@link Options#qps()} QP pairs.
+     * Open two endpoints over a medium of this process and connect {@link Options#qps()} QP pairs.
      *
      * @param kind    the medium.
      * @param options sizes.
      * @return the pair, with {@link #connectNs()} set to the time creating and connecting the QPs took.
      */
-    public static EndpointPair open(final LinkKind kind, final Options options)
+    public static RcPair open(final LinkKind kind, final Options options)
     {
-        final EndpointPair pair = new EndpointPair(kind, options);
+        final Link[] links = kind.openPair(options.memoryRingBytes());
+        return open(links[0], links[1], options);
+    }
+
+    /**
+     * Open an endpoint on each link and connect {@link Options#qps()} QP pairs.
+     *
+     * @param clientLink the posting side's link (the pair owns both links from now on, also when this fails).
+     * @param serverLink the answering side's link.
+     * @param options    sizes ({@link Options#memoryRingBytes()} only matters to memory fabric links).
+     * @return the pair, with {@link #connectNs()} set to the time creating and connecting the QPs took.
+     */
+    public static RcPair open(final Link clientLink, final Link serverLink, final Options options)
+    {
+        final RcPair pair = new RcPair(clientLink, serverLink, options);
         try
         {
             pair.connectNs = pair.connect(options.qps());
@@ -91,7 +108,10 @@ public final class EndpointPair implements AutoCloseable
      */
     public long connect(final int count)
     {
-        final QpSetup setup = new QpSetup().mtu(Mtu.MTU_4096).readAtomicDepth(READ_ATOMIC_DEPTH);
+        final Mtu clientMtu = client.device().activeMtu();
+        final Mtu serverMtu = server.device().activeMtu();
+        final QpSetup setup = new QpSetup().mtu(clientMtu.bytes() <= serverMtu.bytes() ? clientMtu : serverMtu)
+            .readAtomicDepth(READ_ATOMIC_DEPTH);
         final Gid clientGid = client.device().queryGid(1);
         final Gid serverGid = server.device().queryGid(1);
         final long startNs = System.nanoTime();
@@ -114,14 +134,6 @@ public final class EndpointPair implements AutoCloseable
             }
         }
         return elapsedNs;
-    }
-
-    /**
-     * @return the medium.
-     */
-    public LinkKind kind()
-    {
-        return kind;
     }
 
     /**
@@ -154,6 +166,28 @@ public final class EndpointPair implements AutoCloseable
     public long connectNs()
     {
         return connectNs;
+    }
+
+    /**
+     * @return the anomalies so far, for a benchmark's log: MTUs, client retransmissions, link receive errors on both
+     * sides, ACKs the server sent.
+     */
+    public String anomalies()
+    {
+        return "mtu " + client.device().link().mtu() + "/" + server.device().link().mtu() + " active " +
+            client.device().activeMtu() + ", retransmitted A " +
+            client.device().counters().get(TransportCounter.PACKETS_RETRANSMITTED) + ", rx errors A/B " +
+            client.device().counters().get(LinkCounter.RECEIVE_ERRORS) + "/" +
+            server.device().counters().get(LinkCounter.RECEIVE_ERRORS) + ", acks sent B " +
+            server.device().counters().get(TransportCounter.ACKS_SENT);
+    }
+
+    /**
+     * @return every non-zero counter of both devices.
+     */
+    public String describeCounters()
+    {
+        return "A:\n" + client.device().describeCounters() + "\nB:\n" + server.device().describeCounters();
     }
 
     /**

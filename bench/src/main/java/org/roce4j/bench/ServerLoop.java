@@ -1,4 +1,4 @@
-package org.roce4j.bench.engine;
+package org.roce4j.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

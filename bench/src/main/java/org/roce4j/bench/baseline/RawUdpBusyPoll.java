@@ -1,4 +1,4 @@
-package org.roce4j.bench.suite;
+package org.roce4j.bench.baseline;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,24 +10,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.HdrHistogram.Histogram;
-import org.roce4j.bench.engine.ServerLoop;
+import org.roce4j.bench.ServerLoop;
 
 /**
- * The raw-UDP baseline: what the JDK's own non-blocking {@link DatagramChannel} moves over loopback between two
- * threads, with no protocol on top. A message of S bytes travels as ceil(S / 4096) datagrams of at most 4096 bytes
- * (the payload of one RoCE packet at MTU 4096), one {@code send} system call each.
+ * Raw kernel UDP, busy-polled: what the JDK's own non-blocking {@link DatagramChannel} moves over loopback between
+ * two threads that each spin on their channel, with no protocol on top (the suite's raw UDP baseline;
+ * {@link RawUdpEventLoop} is the one driven by Netty event loops, as the link benchmarks compare). A message of S
+ * bytes travels as ceil(S / 4096) datagrams of at most 4096 bytes (the payload of one RoCE packet at MTU 4096), one
+ * {@code send} system call each.
  * <ul>
  *   <li>stream: one thread sends as fast as it can, the other busy-polls {@code receive}; the figure is what
  *   arrived (loopback drops what the receiver cannot keep up with);</li>
  *   <li>ping-pong: one message in flight, the server returns it whole, both sides busy-poll.</li>
  * </ul>
  */
-public final class RawUdp implements AutoCloseable
+public final class RawUdpBusyPoll implements AutoCloseable
 {
     /** Largest datagram payload: one RoCE packet's payload at MTU 4096. */
     public static final int SEGMENT_BYTES = 4096;
-    /** Largest round trip the histogram records exactly: 1 s. */
-    private static final long HISTOGRAM_MAX_NS = TimeUnit.SECONDS.toNanos(1);
     /** A ping-pong round trip lost on loopback (socket buffer full) is abandoned after this long. */
     private static final long LOST_NS = TimeUnit.MILLISECONDS.toNanos(200);
     /** Socket buffer size asked for (the kernel caps it at net.core.[rw]mem_max). */
@@ -43,7 +43,7 @@ public final class RawUdp implements AutoCloseable
     /**
      * Open two non-blocking channels on 127.0.0.1, on free ports.
      */
-    public RawUdp()
+    public RawUdpBusyPoll()
     {
         try
         {
@@ -133,19 +133,13 @@ public final class RawUdp implements AutoCloseable
                 sendMessage(server, serverBuffer, clientAddress, sizeBytes);
             }
         });
-        final Histogram histogram = new Histogram(HISTOGRAM_MAX_NS, 3);
         try
         {
-            final long startNs = System.nanoTime();
-            final long recordFromNs = startNs + warmupNs;
-            final long endNs = recordFromNs + measureNs;
-            long nowNs = startNs;
-            while (nowNs - endNs < 0)
+            return Baselines.recordRoundTrips(warmupNs, measureNs, () ->
             {
                 final long sentNs = System.nanoTime();
                 sendMessage(client, clientBuffer, serverAddress, sizeBytes);
                 int got = 0;
-                boolean lost = false;
                 while (got < segments)
                 {
                     clientBuffer.clear();
@@ -155,22 +149,16 @@ public final class RawUdp implements AutoCloseable
                     }
                     else if (System.nanoTime() - sentNs > LOST_NS)
                     {
-                        lost = true;
-                        break;
+                        return false;
                     }
                 }
-                nowNs = System.nanoTime();
-                if (!lost && nowNs - recordFromNs >= 0)
-                {
-                    histogram.recordValue(Math.min(nowNs - sentNs, HISTOGRAM_MAX_NS));
-                }
-            }
+                return true;
+            });
         }
         finally
         {
             echo.close();
         }
-        return histogram;
     }
 
     private static int segments(final int sizeBytes)

@@ -1,4 +1,4 @@
-package org.roce4j.bench.link;
+package org.roce4j.bench;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * @param warmupSeconds  seconds before counting starts.
  * @param measureSeconds seconds counted.
  */
-record Window(double warmupSeconds, double measureSeconds)
+public record Window(double warmupSeconds, double measureSeconds)
 {
     /**
      * Run one measurement.
@@ -25,7 +25,8 @@ record Window(double warmupSeconds, double measureSeconds)
      * @param completed operations completed so far, published by a thread.
      * @return the rate and the load at the end.
      */
-    Measurement measure(final Thread driver, final Thread peer, final Running running, final AtomicLong completed)
+    public Measurement measure(
+        final Thread driver, final Thread peer, final Running running, final AtomicLong completed)
     {
         return measure(driver, peer, running, completed, () ->
         {
@@ -42,8 +43,8 @@ record Window(double warmupSeconds, double measureSeconds)
      * @param wake      called repeatedly once the threads were told to stop, until both have (pcap_breakloop).
      * @return the rate and the load at the end.
      */
-    Measurement measure(final Thread driver, final Thread peer, final Running running, final AtomicLong completed,
-        final Runnable wake)
+    public Measurement measure(
+        final Thread driver, final Thread peer, final Running running, final AtomicLong completed, final Runnable wake)
     {
         final Thread.UncaughtExceptionHandler onFailure = (thread, ex) ->
         {
@@ -113,7 +114,7 @@ record Window(double warmupSeconds, double measureSeconds)
     /**
      * @return the one-minute load average (/proc/loadavg), NaN when unreadable.
      */
-    static double load1()
+    public static double load1()
     {
         try
         {

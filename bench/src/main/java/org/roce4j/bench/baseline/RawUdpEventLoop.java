@@ -1,4 +1,4 @@
-package org.roce4j.bench.link;
+package org.roce4j.bench.baseline;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
@@ -10,26 +10,36 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.SocketProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.unix.IntegerUnixChannelOption;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.HdrHistogram.Histogram;
+import org.roce4j.bench.Measurement;
+import org.roce4j.bench.Running;
+import org.roce4j.bench.Window;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.udp.UdpTransport;
+import org.roce4j.wire.header.UdpHeader;
 
 /**
- * Raw kernel UDP baselines on plain Netty datagram channels of one native transport, set up as the udp link sets up
- * its socket (8 MiB socket buffers, recvmmsg of 32 datagrams on epoll / 32 recvmsg in flight on io_uring, IP
- * MTU discovery DO): what the same kernel path delivers with no RoCE work at all.
+ * Raw kernel UDP through Netty event loops: plain Netty datagram channels of one transport, set up as the udp link
+ * sets up its socket (8 MiB socket buffers, recvmmsg of 32 datagrams on epoll / 32 recvmsg in flight on io_uring, IP
+ * MTU discovery DO on the native transports): what the same kernel path delivers with no RoCE work at all, driven
+ * the way a Netty application drives it. {@link RawUdpBusyPoll} is the other raw UDP baseline: JDK channels
+ * busy-polled by a thread each, one datagram per call.
  *
  * <p>Throughput: side A's event loop writes batches of 32 datagrams and flushes once per batch (epoll: one
  * sendmmsg per batch), keeping at most {@code window} datagrams beyond what B has read (a transport window, so the
@@ -37,7 +47,7 @@ import org.roce4j.transport.link.udp.UdpTransport;
  * Latency: one datagram bounces between the event loops of A and B (each echoes in channelRead), as Netty
  * applications run by default (epoll_wait blocks between datagrams).
  */
-final class RawUdp
+public final class RawUdpEventLoop
 {
     /** Datagrams per flush. */
     private static final int BATCH = 32;
@@ -62,7 +72,7 @@ final class RawUdp
         1, 32);
 
     /** Runs channel creation where the socket must live (a namespace). */
-    interface Opener
+    public interface Opener
     {
         /**
          * @param side 0 for A, 1 for B.
@@ -72,14 +82,27 @@ final class RawUdp
         Channel open(int side, Callable<Channel> task);
     }
 
-    private RawUdp()
+    /** Opens channels in this process's own network namespace. */
+    public static final Opener HERE = (side, task) ->
+    {
+        try
+        {
+            return task.call();
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException("cannot open a raw UDP channel: " + ex, ex);
+        }
+    };
+
+    private RawUdpEventLoop()
     {
     }
 
     /**
      * Datagram throughput from A to B.
      *
-     * @param transport      epoll or io_uring.
+     * @param transport      epoll, io_uring or nio.
      * @param opener         where sockets are created.
      * @param addressA       A's address.
      * @param addressB       B's address.
@@ -88,7 +111,7 @@ final class RawUdp
      * @param window         warm-up and measurement durations.
      * @return datagrams delivered per second.
      */
-    static Measurement throughput(final UdpTransport transport, final Opener opener, final String addressA,
+    public static Measurement throughput(final UdpTransport transport, final Opener opener, final String addressA,
         final String addressB, final int datagramBytes, final int datagramWindow, final Window window)
     {
         final MultiThreadIoEventLoopGroup groupA = group(transport, "raw-a");
@@ -110,7 +133,7 @@ final class RawUdp
                 }));
             final Channel sender = opener.open(0, () -> bind(transport, groupA, addressA,
                 new ChannelInboundHandlerAdapter()));
-            final InetSocketAddress to = new InetSocketAddress(addressB, Endpoints.ROCE_PORT);
+            final InetSocketAddress to = new InetSocketAddress(addressB, UdpHeader.ROCE_V2_PORT);
             final ByteBuf template = sender.alloc().directBuffer(datagramBytes).writeZero(datagramBytes);
             final Runnable pump = new Runnable()
             {
@@ -178,7 +201,7 @@ final class RawUdp
     /**
      * Datagram round-trip time between A and B.
      *
-     * @param transport     epoll or io_uring.
+     * @param transport     epoll, io_uring or nio.
      * @param opener        where sockets are created.
      * @param addressA      A's address.
      * @param addressB      B's address.
@@ -186,7 +209,7 @@ final class RawUdp
      * @param window        warm-up and measurement durations.
      * @return round trips per second and the round-trip histogram.
      */
-    static Measurement latency(final UdpTransport transport, final Opener opener, final String addressA,
+    public static Measurement latency(final UdpTransport transport, final Opener opener, final String addressA,
         final String addressB, final int datagramBytes, final Window window)
     {
         final MultiThreadIoEventLoopGroup groupA = group(transport, "raw-a");
@@ -194,8 +217,8 @@ final class RawUdp
         final AtomicLong pongs = new AtomicLong();
         final Running running = new Running();
         final Histogram histogram = new Histogram(3_600_000_000_000L, 3);
-        final InetSocketAddress toA = new InetSocketAddress(addressA, Endpoints.ROCE_PORT);
-        final InetSocketAddress toB = new InetSocketAddress(addressB, Endpoints.ROCE_PORT);
+        final InetSocketAddress toA = new InetSocketAddress(addressA, UdpHeader.ROCE_V2_PORT);
+        final InetSocketAddress toB = new InetSocketAddress(addressB, UdpHeader.ROCE_V2_PORT);
         try
         {
             final Channel b = opener.open(1, () -> bind(transport, groupB, addressB, new ChannelInboundHandlerAdapter()
@@ -256,23 +279,56 @@ final class RawUdp
 
     private static MultiThreadIoEventLoopGroup group(final UdpTransport transport, final String name)
     {
-        return new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name, true),
-            UdpTransport.EPOLL == transport ? EpollIoHandler.newFactory() : IoUringIoHandler.newFactory());
+        final IoHandlerFactory factory;
+        switch (transport)
+        {
+            case EPOLL:
+                factory = EpollIoHandler.newFactory();
+                break;
+            case IO_URING:
+                factory = IoUringIoHandler.newFactory();
+                break;
+            default:
+                factory = NioIoHandler.newFactory();
+                break;
+        }
+        return new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name, true), factory);
     }
 
     private static Channel bind(final UdpTransport transport, final MultiThreadIoEventLoopGroup group,
         final String address, final ChannelInboundHandlerAdapter handler)
     {
-        final Channel channel = UdpTransport.EPOLL == transport ?
-            new EpollDatagramChannel(SocketProtocolFamily.INET) : new IoUringDatagramChannel(SocketProtocolFamily.INET);
+        final Channel channel;
+        switch (transport)
+        {
+            case EPOLL:
+                channel = new EpollDatagramChannel(SocketProtocolFamily.INET);
+                break;
+            case IO_URING:
+                channel = new IoUringDatagramChannel(SocketProtocolFamily.INET);
+                break;
+            default:
+                channel = new NioDatagramChannel(SocketProtocolFamily.INET);
+                break;
+        }
         new Bootstrap().group(group).channelFactory(() -> channel).handler(handler).register().syncUninterruptibly();
-        channel.config().setOption(IP_MTU_DISCOVER, 2);
-        channel.config().setOption(SO_RCVBUFFORCE, SOCKET_BUFFER_BYTES);
-        channel.config().setOption(SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES);
-        channel.config().setOption(UdpTransport.EPOLL == transport ? EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE :
-            IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, SLOT);
-        channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(SLOT * RECEIVE_BATCH)
-            .maxMessagesPerRead(1024));
-        return channel.bind(new InetSocketAddress(address, Endpoints.ROCE_PORT)).syncUninterruptibly().channel();
+        if (UdpTransport.NIO == transport)
+        {
+            // java.nio cannot force buffers beyond net.core.[rw]mem_max nor set IP_MTU_DISCOVER (as the udp link).
+            channel.config().setOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES);
+            channel.config().setOption(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(SLOT).maxMessagesPerRead(1024));
+        }
+        else
+        {
+            channel.config().setOption(IP_MTU_DISCOVER, 2);
+            channel.config().setOption(SO_RCVBUFFORCE, SOCKET_BUFFER_BYTES);
+            channel.config().setOption(SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES);
+            channel.config().setOption(UdpTransport.EPOLL == transport ? EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE :
+                IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, SLOT);
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(SLOT * RECEIVE_BATCH)
+                .maxMessagesPerRead(1024));
+        }
+        return channel.bind(new InetSocketAddress(address, UdpHeader.ROCE_V2_PORT)).syncUninterruptibly().channel();
     }
 }

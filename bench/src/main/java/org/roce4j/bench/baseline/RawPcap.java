@@ -1,4 +1,4 @@
-package org.roce4j.bench.link;
+package org.roce4j.bench.baseline;
 
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,15 +10,17 @@ import org.pcap4j.core.NotOpenException;
 import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.PcapNetworkInterface;
+import org.roce4j.bench.Measurement;
+import org.roce4j.bench.Running;
+import org.roce4j.bench.Window;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.UdpHeader;
 
 /**
  * Raw Pcap4J baselines on the veth pair: the same libpcap calls the pcap link makes, with no RoCE work. Handles are
- * opened as the pcap link opens them (immediate mode, snapshot length {@link PcapLink#SNAPLEN}, incoming direction,
+ * opened as the pcap link opens them (immediate mode, snapshot length a tagged jumbo frame, incoming direction,
  * 32 MiB capture buffer, a BPF filter for UDP to port 4791 and the receiver's address).
  *
  * <p>Throughput: a thread on A calls {@code sendPacket(byte[], int)} in a loop, keeping at most {@code window}
@@ -26,7 +28,7 @@ import org.roce4j.wire.header.UdpHeader;
  * frame bounces between two threads, each blocking in {@code getNextRawPacket()} and answering with
  * {@code sendPacket}.
  */
-final class RawPcap
+public final class RawPcap
 {
     /** Capture buffer (as the pcap link). */
     private static final int CAPTURE_BUFFER_BYTES = 32 << 20;
@@ -38,7 +40,7 @@ final class RawPcap
     private static final long STALL_NS = 20_000_000L;
 
     /** Runs handle creation where the interface lives (a namespace). */
-    interface Opener
+    public interface Opener
     {
         /**
          * @param side 0 for A, 1 for B.
@@ -46,6 +48,20 @@ final class RawPcap
          * @return the handle.
          */
         PcapHandle open(int side, Callable<PcapHandle> task);
+    }
+
+    /**
+     * The two ends of the raw medium (a veth pair).
+     *
+     * @param ifaceA A's interface.
+     * @param ifaceB B's interface.
+     * @param macA   A's MAC.
+     * @param macB   B's MAC.
+     * @param ipA    the IPv4 address A's frames carry (and B's capture filter expects from it).
+     * @param ipB    the IPv4 address B's frames carry.
+     */
+    public record Ends(String ifaceA, String ifaceB, long macA, long macB, String ipA, String ipB)
+    {
     }
 
     private RawPcap()
@@ -56,23 +72,20 @@ final class RawPcap
      * Frame throughput from A to B.
      *
      * @param opener       where handles are opened.
-     * @param ifaceA       A's interface.
-     * @param ifaceB       B's interface.
-     * @param macA         A's MAC.
-     * @param macB         B's MAC.
+     * @param ends         interfaces, MACs and addresses of both ends.
      * @param udpPayload   UDP payload bytes per frame.
      * @param frameWindow  frames in flight at most.
      * @param window       warm-up and measurement durations.
      * @return frames delivered per second.
      */
-    static Measurement throughput(final Opener opener, final String ifaceA, final String ifaceB, final long macA,
-        final long macB, final int udpPayload, final int frameWindow, final Window window)
+    public static Measurement throughput(final Opener opener, final Ends ends, final int udpPayload,
+        final int frameWindow, final Window window)
     {
-        final PcapHandle b = opener.open(1, () -> open(ifaceB, Namespaces.PCAP_B));
-        final PcapHandle a = opener.open(0, () -> open(ifaceA, Namespaces.PCAP_A));
+        final PcapHandle b = opener.open(1, () -> open(ends.ifaceB(), ends.ipB()));
+        final PcapHandle a = opener.open(0, () -> open(ends.ifaceA(), ends.ipA()));
         try
         {
-            final byte[] frame = frame(macA, macB, Namespaces.PCAP_A, Namespaces.PCAP_B, udpPayload);
+            final byte[] frame = frame(ends.macA(), ends.macB(), ends.ipA(), ends.ipB(), udpPayload);
             final AtomicLong received = new AtomicLong();
             final Running running = new Running();
             final Thread sender = new Thread(() ->
@@ -127,23 +140,19 @@ final class RawPcap
      * Frame round-trip time between A and B.
      *
      * @param opener     where handles are opened.
-     * @param ifaceA     A's interface.
-     * @param ifaceB     B's interface.
-     * @param macA       A's MAC.
-     * @param macB       B's MAC.
+     * @param ends       interfaces, MACs and addresses of both ends.
      * @param udpPayload UDP payload bytes per frame.
      * @param window     warm-up and measurement durations.
      * @return round trips per second and the round-trip histogram.
      */
-    static Measurement latency(final Opener opener, final String ifaceA, final String ifaceB, final long macA,
-        final long macB, final int udpPayload, final Window window)
+    public static Measurement latency(final Opener opener, final Ends ends, final int udpPayload, final Window window)
     {
-        final PcapHandle b = opener.open(1, () -> open(ifaceB, Namespaces.PCAP_B));
-        final PcapHandle a = opener.open(0, () -> open(ifaceA, Namespaces.PCAP_A));
+        final PcapHandle b = opener.open(1, () -> open(ends.ifaceB(), ends.ipB()));
+        final PcapHandle a = opener.open(0, () -> open(ends.ifaceA(), ends.ipA()));
         try
         {
-            final byte[] ping = frame(macA, macB, Namespaces.PCAP_A, Namespaces.PCAP_B, udpPayload);
-            final byte[] pong = frame(macB, macA, Namespaces.PCAP_B, Namespaces.PCAP_A, udpPayload);
+            final byte[] ping = frame(ends.macA(), ends.macB(), ends.ipA(), ends.ipB(), udpPayload);
+            final byte[] pong = frame(ends.macB(), ends.macA(), ends.ipB(), ends.ipA(), udpPayload);
             final AtomicLong pongs = new AtomicLong();
             final Running running = new Running();
             final Histogram histogram = new Histogram(3_600_000_000_000L, 3);

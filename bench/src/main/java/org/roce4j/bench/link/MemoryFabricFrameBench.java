@@ -1,4 +1,4 @@
-package org.roce4j.transport.link.memory;
+package org.roce4j.bench.link;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -6,43 +6,56 @@ import org.agrona.BufferUtil;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.bench.baseline.Baselines;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
-import org.roce4j.transport.link.TestFrames;
 import org.roce4j.transport.link.fault.FaultRule;
+import org.roce4j.transport.link.memory.FabricCounter;
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameBuilder;
 
 /**
- * A quick, non-asserting throughput check of the fabric alone (no engine): frames per second through send + poll,
- * next to a plain memory copy of the same frames measured in the same run. Not a test and not a benchmark of
- * record (that belongs in the bench module's JMH suite); run it by hand:
+ * The memory fabric alone, on frames (no engine): frames per second through send + poll on one thread (with and
+ * without every fault kind armed) and from one thread to another, next to copies of the same frame into a
+ * ring-sized buffer ({@link Baselines#frameCopiesPerSecond}) measured in the same run. Run by hand:
  * <pre>
- * java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp ... \
- *     org.roce4j.transport.link.memory.MemoryFabricSpeedCheck [secondsPerCase]
+ * java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp bench/target/benchmarks.jar \
+ *     org.roce4j.bench.link.MemoryFabricFrameBench [secondsPerCase]
  * </pre>
  */
-public final class MemoryFabricSpeedCheck
+public final class MemoryFabricFrameBench
 {
     private static final int BATCH = 64;
     private static final int MTU = 4200;
+    /** The fabric's default ring, and the target of the copy baseline. */
+    private static final int RING_BYTES = 4 * 1024 * 1024;
+    /** Locally administered unicast MACs 02:00:00:00:00:0n. */
+    private static final long MAC_PREFIX = 0x02_00_00_00_00_00L;
+    /** 10.0.0.n. */
+    private static final int NET = 0x0A00_0000;
+    /** rxe's UDP source port base; any value works. */
+    private static final int SOURCE_PORT = 0xC000;
     /** Frames the two-thread sender keeps in flight: 512 frames of 4 KiB is 2 MiB, half the default ring. */
     private static final int WINDOW_FRAMES = 512;
 
     private long sink;
     private final FrameHandler handler = this::onFrame;
 
-    private MemoryFabricSpeedCheck()
+    private MemoryFabricFrameBench()
     {
     }
 
     /**
      * @param args optional seconds per case (default 2).
+     * @throws InterruptedException when interrupted while the two-thread case runs.
      */
     public static void main(final String[] args) throws InterruptedException
     {
         final double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
-        final MemoryFabricSpeedCheck check = new MemoryFabricSpeedCheck();
+        final MemoryFabricFrameBench check = new MemoryFabricFrameBench();
         for (final int payload : new int[]{64, 4096})
         {
             final double copy = check.memcpy(payload, seconds);
@@ -58,48 +71,30 @@ public final class MemoryFabricSpeedCheck
 
     private static int frame(final UnsafeBuffer buffer, final LinkAddress from, final LinkAddress to, final int payload)
     {
-        return new TestFrames().ipv4(buffer, 0, from, to, Opcode.RC_RDMA_WRITE_MIDDLE, 7, 1, payload);
+        final RoceFrameBuilder builder = new RoceFrameBuilder();
+        builder.wrap(buffer, 0).ethernet(0, from.mac()).ipv4(from.ipv4(), to.ipv4()).udp(SOURCE_PORT)
+            .bth(Opcode.RC_RDMA_WRITE_MIDDLE, 7, 1);
+        return builder.payloadLength(payload).finish();
+    }
+
+    private static LinkAddress address(final int host)
+    {
+        return new LinkAddress(MAC_PREFIX | host, NET | host);
     }
 
     private double memcpy(final int payload, final double seconds)
     {
         final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8192, 64));
-        final UnsafeBuffer target = new UnsafeBuffer(BufferUtil.allocateDirectAligned(4 * 1024 * 1024, 64));
-        final int length = frame(source, TestFrames.address(1), TestFrames.address(2), payload);
-        final int slot = (length + 15) & ~7;
-        final int slots = target.capacity() / slot;
-        long frames = 0;
-        final long endNs = System.nanoTime() + (long)(seconds * 1e9);
-        long startNs = 0;
-        boolean warm = false;
-        while (true)
-        {
-            for (int i = 0; i < slots; i++)
-            {
-                target.putBytes(i * slot, source, 0, length);
-            }
-            sink += target.getByte(0);
-            frames += slots;
-            final long nowNs = System.nanoTime();
-            if (!warm && nowNs - endNs + (long)(seconds * 0.5e9) > 0)
-            {
-                warm = true;
-                frames = 0;
-                startNs = nowNs;
-            }
-            if (nowNs - endNs > 0)
-            {
-                return frames / ((nowNs - startNs) / 1e9);
-            }
-        }
+        final int length = frame(source, address(1), address(2), payload);
+        return Baselines.frameCopiesPerSecond(source, length, RING_BYTES, (long)(seconds * 1e9));
     }
 
     private double oneThread(final int payload, final double seconds, final boolean faults)
     {
         try (MemoryFabric fabric = new MemoryFabric(SystemNanoClock.INSTANCE))
         {
-            final MemoryLink a = fabric.attach(TestFrames.address(1), MTU);
-            final MemoryLink b = fabric.attach(TestFrames.address(2), MTU);
+            final MemoryLink a = fabric.attach(address(1), MTU);
+            final MemoryLink b = fabric.attach(address(2), MTU);
             if (faults)
             {
                 // Every kind armed at a low rate plus a rule that is evaluated on every frame.
@@ -149,8 +144,8 @@ public final class MemoryFabricSpeedCheck
     {
         try (MemoryFabric fabric = new MemoryFabric(SystemNanoClock.INSTANCE))
         {
-            final MemoryLink a = fabric.attach(TestFrames.address(1), MTU);
-            final MemoryLink b = fabric.attach(TestFrames.address(2), MTU);
+            final MemoryLink a = fabric.attach(address(1), MTU);
+            final MemoryLink b = fabric.attach(address(2), MTU);
             final UnsafeBuffer source = new UnsafeBuffer(BufferUtil.allocateDirectAligned(8192, 64));
             final int length = frame(source, a.address(), b.address(), payload);
             final AtomicBoolean running = new AtomicBoolean(true);

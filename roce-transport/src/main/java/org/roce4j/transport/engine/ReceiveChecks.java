@@ -1,0 +1,218 @@
+package org.roce4j.transport.engine;
+
+import org.agrona.MutableDirectBuffer;
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.link.FrameHandler;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.FrameStatusCounters;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.Transport;
+import org.roce4j.wire.header.BthHeader;
+import org.roce4j.wire.header.DethHeader;
+
+/**
+ * The receive checks of every frame (rxe_recv.c), in rxe's order, before a packet reaches a role: parse (headers,
+ * ICRC), destination GID (rxe_chk_dgid), QPN, transport against the QP type and QP state (check_type_state), P_Key
+ * and Q_Key (check_keys), source and destination addresses of connected QPs (check_addr). Each failure drops the
+ * frame and counts it under its own {@link TransportCounter}; frames the parser rejects are also counted per reason
+ * in the {@link FrameStatusCounters}. A packet that passes goes, in place, to the {@link Responder} (requests) or the
+ * {@link Completer} (responses).
+ */
+final class ReceiveChecks implements FrameHandler
+{
+    /** P_Key bits that must match: the low 15; the high bit only says full or limited member (pkey_match). */
+    private static final int PKEY_KEY_MASK = 0x7FFF;
+
+    private final RoceEngine engine;
+    private final Link link;
+    private final LinkAddress linkAddress;
+    private final GidTable gids;
+    private final QpControl qps;
+    private final TransportCounters counters;
+    private final RoceFrameParser parser;
+    private final Responder responder;
+    private final Completer completer;
+    private volatile Throwable lastInternalError;
+
+    /**
+     * @param engine        raises COMM_EST and owns the roles packets go to (built before this).
+     * @param link          the medium (whether it verified the ICRC already).
+     * @param gids          the port's GID table.
+     * @param qps           the QP table.
+     * @param frameCounters per-reason counts of frames the parser rejects.
+     */
+    ReceiveChecks(
+        final RoceEngine engine,
+        final Link link,
+        final GidTable gids,
+        final QpControl qps,
+        final FrameStatusCounters frameCounters)
+    {
+        this.engine = engine;
+        this.link = link;
+        this.linkAddress = link.address();
+        this.gids = gids;
+        this.qps = qps;
+        this.counters = engine.counters();
+        this.parser = new RoceFrameParser(frameCounters);
+        this.responder = engine.responder;
+        this.completer = engine.completer;
+    }
+
+    /**
+     * Receive one frame from the link (engine thread). An exception here is an engine bug, never wire input (wire
+     * input is classified before it is used): the frame is dropped, counted as INTERNAL_ERRORS, and the engine keeps
+     * running.
+     *
+     * @param buffer the frame's buffer (valid during this call).
+     * @param offset where its Ethernet header starts.
+     * @param length its length.
+     */
+    public void onFrame(final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        try
+        {
+            receive(buffer, offset, length);
+        }
+        catch (final RuntimeException ex)
+        {
+            counters.increment(TransportCounter.INTERNAL_ERRORS);
+            lastInternalError = ex;
+        }
+    }
+
+    /**
+     * @return the last exception an engine bug raised while processing a frame, or null (any thread).
+     */
+    Throwable lastInternalError()
+    {
+        return lastInternalError;
+    }
+
+    /**
+     * Check one frame and hand it to its QP's responder or completer, or drop and count it.
+     *
+     * @param buffer the frame's buffer (valid during this call).
+     * @param offset where its Ethernet header starts.
+     * @param length its length.
+     */
+    void receive(final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        final RoceFrameParser parser = this.parser;
+        final FrameStatus status = parser.parse(buffer, offset, length, link.verifiesIcrc());
+        if (FrameStatus.OK != status)
+        {
+            if (FrameStatus.BAD_ICRC == status)
+            {
+                counters.increment(TransportCounter.DROP_BAD_ICRC);
+            }
+            else if (!status.isNotRoce())
+            {
+                counters.increment(TransportCounter.DROP_MALFORMED_FRAME);
+            }
+            return;
+        }
+        // rxe_chk_dgid: the destination must be one of our GIDs.
+        if (!isOurDestination(parser))
+        {
+            counters.increment(TransportCounter.DROP_NOT_OUR_GID);
+            return;
+        }
+        final BthHeader bth = parser.bth();
+        final int qpn = bth.destQp();
+        final QpContext qp = qps.lookup(qpn);
+        if (null == qp || qp.destroyed)
+        {
+            counters.increment(TransportCounter.DROP_NO_QP);
+            return;
+        }
+        final Opcode opcode = parser.opcode();
+        // rxe check_type_state: the opcode's transport must be the QP's.
+        if (opcode.transport() != qp.type.transport())
+        {
+            counters.increment(TransportCounter.DROP_WRONG_TRANSPORT);
+            return;
+        }
+        final QpState state = qp.state();
+        final boolean request = opcode.isRequest();
+        if (request ? !acceptsRequests(state) : !acceptsResponses(state))
+        {
+            counters.increment(TransportCounter.DROP_WRONG_STATE);
+            return;
+        }
+        // rxe check_keys: P_Key must match the only P_Key, 0xFFFF (pkey_match: low 15 bits equal, one full member).
+        if (PKEY_KEY_MASK != (bth.pkey() & PKEY_KEY_MASK))
+        {
+            counters.increment(TransportCounter.DROP_BAD_PKEY);
+            return;
+        }
+        if (Transport.UD == opcode.transport())
+        {
+            final int expectedQkey = RoceEngine.GSI_QPN == qpn ? DethHeader.GSI_QKEY : qp.attributes.qkey;
+            if (parser.deth().qkey() != expectedQkey)
+            {
+                counters.increment(TransportCounter.DROP_BAD_QKEY);
+                return;
+            }
+        }
+        else if (!addressMatches(qp, parser))
+        {
+            // rxe check_addr: RC/UC packets must come from the QP's peer to the QP's own address.
+            counters.increment(TransportCounter.DROP_ADDRESS_MISMATCH);
+            return;
+        }
+        counters.increment(TransportCounter.PACKETS_RECEIVED);
+        if (request)
+        {
+            if (QpState.RTR == state && !qp.commEstablished)
+            {
+                // First request on a QP still in RTR: IBA 11.6.3 "communication established" (raised once).
+                qp.commEstablished = true;
+                engine.raise(AsyncEventType.COMM_EST, qp.qpn);
+            }
+            responder.onRequest(qp, parser);
+        }
+        else
+        {
+            completer.onResponse(qp, parser);
+        }
+    }
+
+    private static boolean acceptsRequests(final QpState state)
+    {
+        return QpState.RTR == state || QpState.RTS == state || QpState.SQD == state || QpState.SQE == state;
+    }
+
+    private static boolean acceptsResponses(final QpState state)
+    {
+        return QpState.RTS == state || QpState.SQD == state;
+    }
+
+    private boolean isOurDestination(final RoceFrameParser parser)
+    {
+        if (4 == parser.ipVersion())
+        {
+            return parser.ipv4().destination() == linkAddress.ipv4();
+        }
+        return gids.contains(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
+    }
+
+    private static boolean addressMatches(final QpContext qp, final RoceFrameParser parser)
+    {
+        final AddressVector av = qp.address;
+        if (4 == parser.ipVersion())
+        {
+            return !av.ipv6() && parser.ipv4().source() == av.destinationIpv4() &&
+                parser.ipv4().destination() == av.sourceIpv4();
+        }
+        return av.ipv6() && parser.ipv6().sourceHigh() == av.destinationHigh() &&
+            parser.ipv6().sourceLow() == av.destinationLow() && parser.ipv6().destinationHigh() == av.sourceHigh() &&
+            parser.ipv6().destinationLow() == av.sourceLow();
+    }
+}

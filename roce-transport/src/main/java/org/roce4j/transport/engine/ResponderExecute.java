@@ -1,0 +1,352 @@
+package org.roce4j.transport.engine;
+
+import java.nio.ByteOrder;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.AccessFlags;
+import org.roce4j.transport.AsyncEventType;
+import org.roce4j.transport.QpState;
+import org.roce4j.transport.QpType;
+import org.roce4j.transport.TransportCounter;
+import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.WcOpcode;
+import org.roce4j.transport.WcStatus;
+import org.roce4j.transport.WorkCompletion;
+import org.roce4j.transport.engine.Responder.State;
+import org.roce4j.wire.ExtHeader;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Operation;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.header.AethHeader;
+import org.roce4j.wire.header.AtomicEthHeader;
+import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.header.Ipv6Header;
+import org.roce4j.wire.header.RethHeader;
+
+/**
+ * The responder's execution of a checked request (rxe_resp.c execute, read_reply, atomic_reply, do_complete): SEND
+ * data scattered into the receive WQE (after the GRH area on UD), WRITE data placed in the region, a READ response
+ * started and continued within a packet budget, an atomic executed and its original value kept for replays, and the
+ * receive completion written. Each returns the next {@link Responder.State}.
+ */
+final class ResponderExecute
+{
+    /** Zero bytes placed before an IPv4 header in the GRH area (20 reserved + 20 IPv4 = 40, rxe execute()). */
+    private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[Responder.GRH_BYTES]);
+
+    private final RoceEngine engine;
+    private final TransportCounters counters;
+    private final ResponderAcks acks;
+
+    ResponderExecute(final RoceEngine engine, final ResponderAcks acks)
+    {
+        this.engine = engine;
+        this.counters = engine.counters();
+        this.acks = acks;
+    }
+
+    /**
+     * EXECUTE: place SEND or WRITE data, or hand a READ or atomic on to its reply state.
+     */
+    State execute(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt, final int psn)
+    {
+        final ResponderState resp = qp.resp;
+        final Operation operation = opcode.operation();
+        final int payload = pkt.payloadLength();
+        if (Operation.SEND == operation)
+        {
+            final Sgl sgl = resp.recvWqe.sgl;
+            if (!sgl.regionsValid())
+            {
+                // rxe copy_data looks every SGE's lkey up again per packet: a receive buffer deregistered since the
+                // SEND's FIRST takes no more bytes (send_data_in fails: RESPST_ERR_MALFORMED_WQE, class A).
+                return State.ERR_MALFORMED_WQE;
+            }
+            if (qp.type.isDatagram())
+            {
+                placeGrh(sgl, pkt);
+                resp.messageOffset = Responder.GRH_BYTES;
+            }
+            sgl.scatter(resp.messageOffset, pkt.buffer(), pkt.payloadOffset(), payload);
+            resp.messageOffset += payload;
+        }
+        else if (Operation.RDMA_WRITE == operation)
+        {
+            if (payload > 0)
+            {
+                final MemoryRegionEntry mr = resp.writeRegion;
+                mr.memory().putBytes(mr.indexOf(resp.writeVa), pkt.buffer(), pkt.payloadOffset(), payload);
+                resp.writeVa += payload;
+                resp.writeResid -= payload;
+            }
+        }
+        else if (Operation.RDMA_READ_REQUEST == operation)
+        {
+            // C9-148: the MSN counts a READ as soon as it is accepted.
+            resp.msn = Psn.next(resp.msn);
+            return State.READ_REPLY;
+        }
+        else
+        {
+            return State.ATOMIC_REPLY;
+        }
+        if (payload > 0)
+        {
+            counters.add(TransportCounter.PAYLOAD_BYTES_RECEIVED, payload);
+        }
+        if (opcode.hasInvalidate())
+        {
+            final int rkey = pkt.ieth().rkey();
+            final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
+            // Only memory registered for remote invalidation (rxe: fast-registration MRs, IB_MR_TYPE_MEM_REG, and
+            // memory windows; rxe_invalidate_mr refuses every other MR) may be invalidated by a peer; otherwise a
+            // peer holding an ordinary rkey could disable the region for every other user. Class J.
+            if (null == mr || mr.pdHandle() != qp.pdHandle || 0 == (mr.access() & AccessFlags.REMOTE_INVALIDATE))
+            {
+                return State.ERR_INVALIDATE_RKEY;
+            }
+            mr.invalidate();
+            resp.invalidatedRkey = rkey;
+        }
+        if (opcode.position().isEnd())
+        {
+            resp.msn = Psn.next(resp.msn);
+        }
+        resp.psn = Psn.next(psn);
+        resp.ackPsnNext = resp.psn;
+        resp.lastOpcode = opcode.code();
+        if (opcode.position().isEnd() && (Operation.SEND == operation || opcode.hasImmediate()))
+        {
+            return State.COMPLETE;
+        }
+        return QpType.RC == qp.type ? State.ACKNOWLEDGE : State.CLEANUP;
+    }
+
+    private static void placeGrh(final Sgl sgl, final RoceFrameParser pkt)
+    {
+        if (4 == pkt.ipVersion())
+        {
+            // union rdma_network_hdr for IPv4: 20 reserved (zero) bytes, then the IPv4 header.
+            sgl.scatter(0, ZEROS, 0, Responder.GRH_BYTES - Ipv4Header.LENGTH);
+            sgl.scatter(Responder.GRH_BYTES - Ipv4Header.LENGTH, pkt.buffer(), pkt.ipOffset(), Ipv4Header.LENGTH);
+        }
+        else
+        {
+            sgl.scatter(0, pkt.buffer(), pkt.ipOffset(), Ipv6Header.LENGTH);
+        }
+    }
+
+    /**
+     * READ_REPLY: take a responder resource for the READ and start its response (rxe read_reply).
+     */
+    State startReadReply(final QpContext qp, final RoceFrameParser pkt, final int psn)
+    {
+        final ResponderState resp = qp.resp;
+        final RethHeader reth = pkt.reth();
+        final ResponderResource res = prepareResource(resp, ResponderResource.READ);
+        final long length = reth.dmaLength();
+        final int packets = Requester.packetCount(length, qp.mtuBytes);
+        res.firstPsn = psn;
+        res.lastPsn = Psn.add(psn, packets - 1);
+        res.vaOriginal = reth.va();
+        res.va = reth.va();
+        res.length = length;
+        res.resid = length;
+        res.rkey = reth.rkey();
+        res.replyPsn = psn;
+        res.replyStarted = false;
+        res.replying = true;
+        resp.activeRead = res;
+        // The READ consumes its whole PSN range now; the reply goes out in order before any later request.
+        resp.psn = Psn.add(psn, packets);
+        resp.lastOpcode = -1;
+        acks.sendPendingAck(qp);
+        continueRead(qp, Integer.MAX_VALUE);
+        if (null != resp.activeRead && resp.activeRead.replying)
+        {
+            engine.schedule(qp);
+        }
+        return State.CLEANUP;
+    }
+
+    private static ResponderResource prepareResource(final ResponderState resp, final int type)
+    {
+        // rxe_prepare_res: take the next slot and overwrite the oldest resource.
+        final ResponderResource res = resp.resources[resp.resourceHead];
+        resp.resourceHead = (resp.resourceHead + 1) % resp.resources.length;
+        res.type = type;
+        res.replying = false;
+        return res;
+    }
+
+    /**
+     * Send more of the READ response in progress, if any.
+     *
+     * @param qp     the QP.
+     * @param budget most packets to send.
+     * @return packets sent.
+     */
+    int continueRead(final QpContext qp, final int budget)
+    {
+        final ResponderState resp = qp.resp;
+        final ResponderResource res = resp.activeRead;
+        if (null == res || !res.replying)
+        {
+            return 0;
+        }
+        if (QpState.ERR == qp.state() || QpState.RESET == qp.state())
+        {
+            res.replying = false;
+            resp.activeRead = null;
+            return 0;
+        }
+        final int mtu = qp.mtuBytes;
+        final PacketSender sender = engine.sender;
+        int sent = 0;
+        while (sent < budget && res.replying)
+        {
+            final Opcode opcode;
+            if (!res.replyStarted)
+            {
+                opcode = res.resid <= mtu ? Opcode.RC_RDMA_READ_RESPONSE_ONLY : Opcode.RC_RDMA_READ_RESPONSE_FIRST;
+            }
+            else
+            {
+                opcode = res.resid > mtu ? Opcode.RC_RDMA_READ_RESPONSE_MIDDLE : Opcode.RC_RDMA_READ_RESPONSE_LAST;
+            }
+            final int payload = (int)Math.min(res.resid, mtu);
+            MemoryRegionEntry mr = null;
+            if (payload > 0)
+            {
+                // rxe_recheck_mr: look the region up again, it may have been deregistered meanwhile.
+                mr = engine.mrTable.byRkey(res.rkey);
+                if (null == mr || !mr.isValid() || !mr.contains(res.va, payload))
+                {
+                    res.replying = false;
+                    resp.activeRead = null;
+                    counters.increment(TransportCounter.NAK_REMOTE_ACCESS_SENT);
+                    acks.sendAckNow(qp, AethHeader.NakCode.REMOTE_ACCESS_ERROR.syndrome(), res.replyPsn);
+                    engine.qpControl.error(qp, AsyncEventType.QP_ACCESS_ERR);
+                    return sent;
+                }
+            }
+            if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, res.replyPsn, payload))
+            {
+                break;
+            }
+            if (opcode.has(ExtHeader.AETH))
+            {
+                sender.builder().aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(resp.msn);
+            }
+            if (payload > 0)
+            {
+                sender.builder().ethernetHeader().buffer()
+                    .putBytes(sender.builder().payloadOffset(), mr.memory(), mr.indexOf(res.va), payload);
+            }
+            sender.builder().payloadLength(payload);
+            sender.end(payload);
+            sent++;
+            res.replyStarted = true;
+            res.va += payload;
+            res.resid -= payload;
+            res.replyPsn = Psn.next(res.replyPsn);
+            if (0 == res.resid)
+            {
+                res.replying = false;
+                resp.activeRead = null;
+            }
+        }
+        return sent;
+    }
+
+    /**
+     * ATOMIC_REPLY: execute the atomic on the 8-byte target, keep the original value for replays, answer it.
+     */
+    State atomicReply(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt, final int psn)
+    {
+        final ResponderState resp = qp.resp;
+        final AtomicEthHeader atomic = pkt.atomicEth();
+        final MemoryRegionEntry mr = resp.writeRegion;
+        final int index = mr.indexOf(atomic.va());
+        // The target is a 64-bit integer in host byte order; operands arrive big-endian in the AtomicETH.
+        final long original = mr.memory().getLong(index, ByteOrder.nativeOrder());
+        if (Opcode.RC_COMPARE_SWAP == opcode)
+        {
+            if (original == atomic.compare())
+            {
+                mr.memory().putLong(index, atomic.swapAdd(), ByteOrder.nativeOrder());
+            }
+        }
+        else
+        {
+            mr.memory().putLong(index, original + atomic.swapAdd(), ByteOrder.nativeOrder());
+        }
+        final ResponderResource res = prepareResource(resp, ResponderResource.ATOMIC);
+        res.firstPsn = psn;
+        res.lastPsn = psn;
+        res.atomicOriginal = original;
+        resp.msn = Psn.next(resp.msn);
+        resp.psn = Psn.next(psn);
+        resp.ackPsnNext = resp.psn;
+        resp.lastOpcode = opcode.code();
+        acks.sendPendingAck(qp);
+        acks.sendAtomicAck(qp, psn, original);
+        return State.CLEANUP;
+    }
+
+    /**
+     * COMPLETE: write the receive completion of a SEND or WRITE with immediate (rxe do_complete).
+     */
+    State complete(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt)
+    {
+        final ResponderState resp = qp.resp;
+        final RecvWqe wqe = resp.recvWqe;
+        if (null != wqe)
+        {
+            final WcStatus status = resp.status;
+            final boolean writeWithImm = Operation.RDMA_WRITE == opcode.operation();
+            int flags = 0;
+            int srcQp = 0;
+            if (qp.type.isDatagram())
+            {
+                flags |= WorkCompletion.FLAG_GRH;
+                srcQp = pkt.deth().srcQp();
+            }
+            if (opcode.hasImmediate())
+            {
+                flags |= WorkCompletion.FLAG_WITH_IMM;
+            }
+            if (opcode.hasInvalidate() && WcStatus.SUCCESS == status)
+            {
+                flags |= WorkCompletion.FLAG_WITH_INV;
+            }
+            final int byteLen = writeWithImm ? (int)resp.writeLength : (int)resp.messageOffset;
+            final long wrId = wqe.wrId;
+            // Free the slot before the completion is visible (rxe's do_complete advances the receive queue's
+            // consumer, then posts the CQE): a poster that reposts on seeing the completion finds room for it. The
+            // slot may be refilled at once, so nothing of the WQE is read after this.
+            if (null == qp.srq)
+            {
+                resp.recvQueue.consume();
+            }
+            final boolean posted = qp.recvCq.offer(wrId, status,
+                writeWithImm ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, byteLen,
+                opcode.hasImmediate() ? pkt.immDt().immediate() : 0, qp.qpn, srcQp, flags,
+                0 != (flags & WorkCompletion.FLAG_WITH_INV) ? resp.invalidatedRkey : 0);
+            resp.recvWqe = null;
+            resp.messageOffset = 0;
+            if (!posted)
+            {
+                return State.ERR_CQ_OVERFLOW;
+            }
+            counters.increment(WcStatus.SUCCESS == status ?
+                TransportCounter.RECEIVE_COMPLETIONS : TransportCounter.ERROR_COMPLETIONS);
+        }
+        if (QpState.ERR == qp.state())
+        {
+            return State.CLEANUP;
+        }
+        return QpType.RC == qp.type ? State.ACKNOWLEDGE : State.CLEANUP;
+    }
+}
