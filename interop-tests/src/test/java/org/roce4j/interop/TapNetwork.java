@@ -97,7 +97,7 @@ public final class TapNetwork implements AutoCloseable
         this.name = name;
         this.hostCidr = hostCidr;
         this.hostIpv4 = Ipv4Header.parseAddress(hostCidr.substring(0, hostCidr.indexOf('/')));
-        this.tapMac = macFor(hostIpv4);
+        this.tapMac = Mac.ofIpv4(hostIpv4);
         this.mtu = mtu;
     }
 
@@ -215,18 +215,6 @@ public final class TapNetwork implements AutoCloseable
     public int mtu()
     {
         return mtu;
-    }
-
-    /**
-     * The MAC this class gives an address on the segment: {@code 02:00:} (locally administered, unicast) followed by
-     * the four bytes of the address.
-     *
-     * @param ipv4 the address.
-     * @return the MAC in the low 48 bits.
-     */
-    public static long macFor(final int ipv4)
-    {
-        return 0x0200_0000_0000L | (ipv4 & 0xFFFF_FFFFL);
     }
 
     /**

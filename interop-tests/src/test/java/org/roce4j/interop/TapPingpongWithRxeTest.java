@@ -39,7 +39,7 @@ class TapPingpongWithRxeTest
     /** The pcap link's own address: on the tap's subnet, not the kernel's. */
     private static final String PCAP_IP = "10.98.0.3";
     /** The pcap link's own MAC in {@link #pcapLinkWithItsOwnMac}: locally administered, made from its address. */
-    private static final long PCAP_MAC = TapNetwork.macFor(Ipv4Header.parseAddress(PCAP_IP));
+    private static final long PCAP_MAC = Mac.ofIpv4(Ipv4Header.parseAddress(PCAP_IP));
 
     private RxePeer peer;
 
