@@ -121,7 +121,8 @@ public final class PerfCommand implements Callable<Integer>
     private int mtu;
 
     @Option(names = {"-x", "--gid-index"}, paramLabel = "index", description = "GID index (default: the " +
-        "IPv4-mapped GID, 1 on roce4j and rxe)")
+        "first IPv4-mapped GID, 1 on roce4j and rxe; as on rxe: 0 the link-local IPv6 GID, then one per IPv4 " +
+        "address, then each global IPv6 address)")
     private Integer gidIndex;
 
     @Option(names = {"-c", "--connection"}, paramLabel = "RC|UC|UD", description = "connection type (default RC)")

@@ -98,7 +98,8 @@ public final class PingpongCommand implements Callable<Integer>
     private boolean events;
 
     @Option(names = {"-g", "--gid-idx"}, paramLabel = "gid index", description = "local port gid index (RoCE needs " +
-        "one: 1 is the IPv4 address; --link memory uses 1 when none is given)")
+        "one; as on rxe: 0 the link-local IPv6 GID, then one per IPv4 address, then each global IPv6 address, so 1 " +
+        "is the first IPv4 address; --link memory uses 1 when none is given)")
     private int gidIndex = -1;
 
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")

@@ -395,7 +395,7 @@ public final class ProtectionDomain
             throw new IllegalArgumentException(what + ": destination GID " + dgid + " is " +
                 (dgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") + " but source GID index " + ah.sgidIndex() + " (" +
                 sgid + ") is " + (sgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") +
-                ": RoCEv2 needs both ends in one IP family (use sgid_index " + (dgid.isIpv4Mapped() ? 1 : 0) + ")");
+                ": RoCEv2 needs both ends in one IP family (" + sameFamilyHint(device, dgid) + ")");
         }
     }
 
@@ -489,5 +489,12 @@ public final class ProtectionDomain
             return "PD " + handle + " (" + memoryRegions + " MRs, " + queuePairs + " QPs, " + addressHandles +
                 " AHs, " + sharedReceiveQueues + " SRQs)";
         }
+    }
+
+    private static String sameFamilyHint(final RdmaDevice device, final Gid destination)
+    {
+        final int index = device.sourceGidIndex(destination);
+        return index < 0 ? "the port has no " + (destination.isIpv4Mapped() ? "IPv4" : "global IPv6") + " address" :
+            "use sgid_index " + index;
     }
 }

@@ -236,9 +236,9 @@ public final class GsiPort implements MadPort, AutoCloseable
                 handles.values().forEach(AddressHandle::destroy);
                 handles.clear();
             }
-            // GID index 1 is the IPv4-mapped GID, 0 the link-local IPv6 one (rxe's table, and roce4j's).
+            // The source GID of the destination's family and scope, as the kernel picks the source address.
             ah = pd.createAh(new AhAttributes().dgid(to.gidHigh(), to.gidLow())
-                .sgidIndex(gid.isIpv4Mapped() ? 1 : 0).hopLimit(MAD_HOP_LIMIT));
+                .sgidIndex(Math.max(0, pd.device().sourceGidIndex(gid))).hopLimit(MAD_HOP_LIMIT));
             handles.put(gid, ah);
         }
         return ah;

@@ -95,7 +95,6 @@ public final class RdmaCm implements AutoCloseable
     private final GsiPort gsi;
     private final IbCm cm;
     private final LinkAddress linkAddress;
-    private final long linkLocalLow;
     private final LinkedBlockingDeque<RdmaCmEvent> events = new LinkedBlockingDeque<>();
     private final CommandQueue commands = new CommandQueue("the CM thread", CALL_TIMEOUT_MS);
     private final Int2ObjectHashMap<List<RdmaCmId>> listenersByPort = new Int2ObjectHashMap<>();
@@ -115,7 +114,6 @@ public final class RdmaCm implements AutoCloseable
         this.device = device;
         this.options = options;
         this.linkAddress = device.link().address();
-        this.linkLocalLow = linkAddress.linkLocalLow();
         this.gsi = new GsiPort(device, options.gsiDepth());
         this.cm = new IbCm(gsi, options.cmConfig(), device.clock(), options.ids(), caGuid(device),
             (high, low) -> isLocalGid(device, high, low), counters);
@@ -601,19 +599,22 @@ public final class RdmaCm implements AutoCloseable
         }
         else
         {
-            final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
-            remoteHigh = bytes.getLong();
-            remoteLow = bytes.getLong();
-            if (Gid.LINK_LOCAL_HIGH != remoteHigh)
+            final Gid remote = Gid.of(ip);
+            remoteHigh = remote.high();
+            remoteLow = remote.low();
+            // The kernel's source address selection: a link-local peer from our link-local GID, any other from
+            // our first global IPv6 address (RFC 6724 rule 2, matching scope).
+            final Gid local = Gid.isLinkLocal(remoteHigh) ? linkAddress.linkLocal() : firstGlobalIpv6();
+            if (null == local)
             {
-                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device's only " +
-                    "IPv6 GID is link-local (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
+                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device has no " +
+                    "global IPv6 address (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
             }
-            localHigh = Gid.LINK_LOCAL_HIGH;
-            localLow = linkLocalLow;
-            localIp = new Gid(localHigh, localLow).toInetAddress();
+            localHigh = local.high();
+            localLow = local.low();
+            localIp = local.toInetAddress();
         }
-        if (v4 && ipv4Of(ip) == linkAddress.ipv4())
+        if (isOurAddress(ip))
         {
             throw new IllegalArgumentException("cannot connect to " + ip.getHostAddress() + ": it is this device's " +
                 "own address (loopback through one device is not supported)");
@@ -739,16 +740,32 @@ public final class RdmaCm implements AutoCloseable
     {
         if (ip instanceof Inet4Address)
         {
-            return ipv4Of(ip) == linkAddress.ipv4();
+            return linkAddress.ownsIpv4(ipv4Of(ip));
         }
-        final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
-        return Gid.LINK_LOCAL_HIGH == bytes.getLong() && linkLocalLow == bytes.getLong();
+        final Gid gid = Gid.of(ip);
+        return linkAddress.ownsIpv6(gid.high(), gid.low());
+    }
+
+    private Gid firstGlobalIpv6()
+    {
+        for (final Gid gid : linkAddress.ipv6s())
+        {
+            if (!Gid.isLinkLocal(gid.high()))
+            {
+                return gid;
+            }
+        }
+        return null;
     }
 
     private String ourAddresses()
     {
-        return Gid.ofIpv4(linkAddress.ipv4()).toInetAddress().getHostAddress() + ", " +
-            new Gid(Gid.LINK_LOCAL_HIGH, linkLocalLow).toInetAddress().getHostAddress();
+        final StringBuilder text = new StringBuilder();
+        for (final Gid gid : linkAddress.ips())
+        {
+            text.append(gid.toInetAddress().getHostAddress()).append(", ");
+        }
+        return text.append(linkAddress.linkLocal().toInetAddress().getHostAddress()).toString();
     }
 
     private static int ipv4Of(final InetAddress ip)

@@ -539,6 +539,16 @@ public final class RdmaCmId
     }
 
     /**
+     * The GID index of the path's local GID (the address the connection was made from or to), or, for a path
+     * naming none of ours, the source the kernel would pick for the remote GID.
+     */
+    private int sourceGidIndex(final CmConnection c)
+    {
+        final int index = owner.device().gidIndexOf(new Gid(c.localGidHigh(), c.localGidLow()));
+        return index >= 0 ? index : owner.device().sourceGidIndex(new Gid(c.remoteGidHigh(), c.remoteGidLow()));
+    }
+
+    /**
      * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values.
      */
     void bringUp(final CmConnection c, final int minRnrTimer)
@@ -553,7 +563,7 @@ public final class RdmaCmId
 
         attr.qpState = QpState.RTR;
         attr.ahAttr.dgid(c.remoteGidHigh(), c.remoteGidLow())
-            .sgidIndex(Gid.isIpv4Mapped(c.remoteGidHigh(), c.remoteGidLow()) ? 1 : 0)
+            .sgidIndex(sourceGidIndex(c))
             .hopLimit(c.hopLimit())
             .flowLabel(c.flowLabel())
             .trafficClass(c.trafficClass())

@@ -63,10 +63,15 @@ final class CmFabric implements AutoCloseable
 
     CmFabric(final boolean cmOnB)
     {
+        this(ADDRESS_A, ADDRESS_B, cmOnB);
+    }
+
+    CmFabric(final LinkAddress addressA, final LinkAddress addressB, final boolean cmOnB)
+    {
         clock.update(1_000_000_000L);
         fabric = MemoryFabric.builder().clock(clock).build();
-        linkA = fabric.attach(ADDRESS_A, 1500);
-        linkB = fabric.attach(ADDRESS_B, 1500);
+        linkA = fabric.attach(addressA, 1500);
+        linkB = fabric.attach(addressB, 1500);
         a = RdmaDevice.open(linkA, DeviceOptions.invoker().progressGroup(group)
             .engineConfig(new EngineConfig().clock(clock)).name("A"));
         b = RdmaDevice.open(linkB, DeviceOptions.invoker().progressGroup(group)
