@@ -30,7 +30,6 @@ import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.verbs.DeviceOptions;
@@ -68,8 +67,6 @@ public final class PerfCommand implements Callable<Integer>
     static final int EXIT_FAILURE = 1;
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
-    /** The in-process server's address on the memory fabric. */
-    private static final String SERVER_IP = "192.168.77.1";
 
     /** Test seam: sees the in-process server's fabric port before the run starts (to make the server die). */
     Consumer<MemoryLink> inProcessServerPort = port -> {};
@@ -414,10 +411,10 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final MemoryLink serverPort = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
+        final MemoryLink serverPort = fabric.attach(InProcessPorts.SERVER, linkMtu);
         inProcessServerPort.accept(serverPort);
         final Link serverLink = link.decorate(serverPort, false, err);
-        final Link clientLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"),
+        final Link clientLink = link.decorate(fabric.attach(InProcessPorts.CLIENT,
             linkMtu), true, err);
         if (rdmaCm)
         {
@@ -502,7 +499,8 @@ public final class PerfCommand implements Callable<Integer>
             RdmaCm cm = RdmaCm.open(device))
         {
             awaitListening(listening);
-            outcomes[0] = new PerfRun(device, settings.copy().server(SERVER_IP), rdmaCmConnector(cm, SERVER_IP),
+            outcomes[0] = new PerfRun(device, settings.copy().server(InProcessPorts.SERVER_IP),
+                rdmaCmConnector(cm, InProcessPorts.SERVER_IP),
                 null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
             printCounters(device, err);
         }

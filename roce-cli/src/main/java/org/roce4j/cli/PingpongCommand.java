@@ -18,7 +18,6 @@ import org.roce4j.cli.pingpong.PingpongSettings;
 import org.roce4j.transport.Mtu;
 import org.roce4j.transport.QpType;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.ProgressGroup;
@@ -52,10 +51,6 @@ public final class PingpongCommand implements Callable<Integer>
 {
     /** ibv_*_pingpong return 1 on every error. */
     static final int EXIT_FAILURE = 1;
-    /** The in-process server's address on the memory fabric. */
-    private static final String SERVER_IP = "192.168.77.1";
-    /** The in-process client's address on the memory fabric. */
-    private static final String CLIENT_IP = "192.168.77.2";
 
     @Spec
     private CommandSpec spec;
@@ -256,9 +251,9 @@ public final class PingpongCommand implements Callable<Integer>
         try (MemoryFabric fabric = new MemoryFabric();
             ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            final Link serverLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP),
+            final Link serverLink = link.decorate(fabric.attach(InProcessPorts.SERVER,
                 linkMtu), false, err);
-            final Link clientLink = link.decorate(fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP),
+            final Link clientLink = link.decorate(fabric.attach(InProcessPorts.CLIENT,
                 linkMtu), true, err);
             // Waits go through each group's idle strategy (as -e does), spinning only with --spin.
             settings.events(true);
