@@ -83,6 +83,16 @@ class RdmaCmTest
         return new Connection(active, passive, request, established);
     }
 
+    private void assertASendArrives(final Connection c)
+    {
+        final MemoryRegion bufA = CmFabric.register(fx.pdA, 64);
+        final MemoryRegion bufB = CmFabric.register(fx.pdB, 64);
+        c.passive().qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 64));
+        c.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND)
+            .sendFlags(SendFlags.SIGNALED).addSge(bufA, 0, 8));
+        assertEquals(WcStatus.SUCCESS, CmFabric.awaitCompletion(fx.cqB).status());
+    }
+
     private RdmaCmId listenB()
     {
         return fx.cmB.createId().listen(new InetSocketAddress("0.0.0.0", PORT), 8);
@@ -347,12 +357,7 @@ class RdmaCmTest
         assertEquals(CmFabric.linkLocal(ADDRESS_A, c.active().localAddress().getPort()), c.passive().remoteAddress());
         final QpAttributes a = c.active().qp().query(new QpAttributes(), QpAttrMask.ALL);
         assertEquals(0, a.ahAttr.sgidIndex(), "the link-local GID");
-        final MemoryRegion bufA = CmFabric.register(fx.pdA, 64);
-        final MemoryRegion bufB = CmFabric.register(fx.pdB, 64);
-        c.passive().qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 64));
-        c.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND)
-            .sendFlags(SendFlags.SIGNALED).addSge(bufA, 0, 8));
-        assertEquals(WcStatus.SUCCESS, CmFabric.awaitCompletion(fx.cqB).status());
+        assertASendArrives(c);
     }
 
     @Test
@@ -372,12 +377,7 @@ class RdmaCmTest
         assertEquals(Gid.parse("fd00:77::2"), new Gid(a.ahAttr.dgidHigh(), a.ahAttr.dgidLow()));
         final QpAttributes b = c.passive().qp().query(new QpAttributes(), QpAttrMask.ALL);
         assertEquals(2, b.ahAttr.sgidIndex(), "the passive side's fd00:77::2");
-        final MemoryRegion bufA = CmFabric.register(fx.pdA, 64);
-        final MemoryRegion bufB = CmFabric.register(fx.pdB, 64);
-        c.passive().qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 64));
-        c.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND)
-            .sendFlags(SendFlags.SIGNALED).addSge(bufA, 0, 8));
-        assertEquals(WcStatus.SUCCESS, CmFabric.awaitCompletion(fx.cqB).status());
+        assertASendArrives(c);
     }
 
     @Test

@@ -86,7 +86,7 @@ final class QpControl
             {
                 throw new IllegalStateException("the GSI QP (QPN 1) already exists");
             }
-            qpn = RoceEngine.GSI_QPN;
+            qpn = BthHeader.GSI_QPN;
         }
         else
         {
@@ -170,7 +170,7 @@ final class QpControl
      */
     QpContext lookup(final int qpn)
     {
-        return RoceEngine.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
+        return BthHeader.GSI_QPN == qpn ? gsiQp : qps.get(qpn);
     }
 
     /**

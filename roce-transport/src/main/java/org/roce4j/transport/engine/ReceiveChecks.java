@@ -154,7 +154,7 @@ final class ReceiveChecks implements FrameHandler
         }
         if (Transport.UD == opcode.transport())
         {
-            final int expectedQkey = RoceEngine.GSI_QPN == qpn ? DethHeader.GSI_QKEY : qp.attributes.qkey;
+            final int expectedQkey = BthHeader.GSI_QPN == qpn ? DethHeader.GSI_QKEY : qp.attributes.qkey;
             if (parser.deth().qkey() != expectedQkey)
             {
                 counters.increment(TransportCounter.DROP_BAD_QKEY);

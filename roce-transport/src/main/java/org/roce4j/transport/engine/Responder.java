@@ -6,7 +6,6 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
-import org.roce4j.transport.WorkCompletion;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader;
@@ -91,8 +90,6 @@ final class Responder
         DONE
     }
 
-    /** Size of the GRH area at the start of every UD receive buffer (union rdma_network_hdr, ib_verbs.h). */
-    static final int GRH_BYTES = WorkCompletion.GRH_BYTES;
     private final RoceEngine engine;
     private final TransportCounters counters;
     private final ResponderChecks checks;

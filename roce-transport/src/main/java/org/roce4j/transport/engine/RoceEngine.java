@@ -20,7 +20,6 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.link.Link;
 import org.roce4j.wire.FrameStatusCounters;
-import org.roce4j.wire.header.BthHeader;
 
 /**
  * The RoCEv2 engine of one device: it owns the link, the QPs and memory regions, and runs the {@link Requester},
@@ -50,8 +49,6 @@ import org.roce4j.wire.header.BthHeader;
  */
 public final class RoceEngine implements Agent
 {
-    /** QPN of the GSI QP (IBA 13.5.1). */
-    public static final int GSI_QPN = BthHeader.GSI_QPN;
     /** Capacity of the doorbell queue: QPs with new send WRs not yet seen by the engine. */
     private static final int DOORBELL_CAPACITY = 1 << 16;
     /** Capacity of the asynchronous event queue. */

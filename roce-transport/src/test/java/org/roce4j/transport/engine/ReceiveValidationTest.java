@@ -19,6 +19,7 @@ import org.roce4j.transport.WcOpcode;
 import org.roce4j.transport.WcStatus;
 import org.roce4j.transport.WorkCompletion;
 import org.roce4j.wire.Opcode;
+import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
@@ -222,20 +223,20 @@ class ReceiveValidationTest
     void gsiQpAcceptsOnlyTheGsiQkeyWhateverItsOwnQkeyAttribute()
     {
         final ScriptedPeer peer = ud(QpType.GSI);
-        assertEquals(RoceEngine.GSI_QPN, peer.qp.qpn());
+        assertEquals(BthHeader.GSI_QPN, peer.qp.qpn());
         assertEquals(QKEY, peer.attributes.qkey, "the QP was given another Q_Key");
         final MemoryRegionEntry buffer = peer.mr(1024, AccessFlags.LOCAL_WRITE);
         peer.postRecv(1, buffer, 0, 1024);
 
-        peer.deliver(peer.ud(RoceEngine.GSI_QPN, QKEY, pattern(20, 1)));
+        peer.deliver(peer.ud(BthHeader.GSI_QPN, QKEY, pattern(20, 1)));
         assertEquals(0, peer.recvCompletions().size());
         peer.assertAnomalies(Map.of(TransportCounter.DROP_BAD_QKEY, 1L));
 
-        peer.deliver(peer.ud(RoceEngine.GSI_QPN, DethHeader.GSI_QKEY, pattern(20, 1)));
+        peer.deliver(peer.ud(BthHeader.GSI_QPN, DethHeader.GSI_QKEY, pattern(20, 1)));
         final List<WorkCompletion> recv = peer.recvCompletions();
         assertEquals(1, recv.size());
         assertEquals(WcStatus.SUCCESS, recv.get(0).status());
-        assertEquals(RoceEngine.GSI_QPN, recv.get(0).qpNum());
+        assertEquals(BthHeader.GSI_QPN, recv.get(0).qpNum());
         peer.assertAnomalies(Map.of(TransportCounter.DROP_BAD_QKEY, 1L));
     }
 
