@@ -50,4 +50,19 @@ class Ipv6GidCommandsTest
         assertTrue(result.err().contains(" tx fd00:77::2") || result.err().contains(" tx [fd00:77::2]"),
             "the client's frames go over IPv6:\n" + result.err());
     }
+
+    @Test
+    void gidsListsTheInProcessPortsAsShowGidsDoes()
+    {
+        final Cli.Result result = Cli.run("gids");
+        assertEquals(0, result.exitCode(), result.err());
+        final String[] lines = result.out().split("\n");
+        assertEquals("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV", lines[0]);
+        assertTrue(lines[2].matches("\\S+\t1\t0\tfe80:0000:0000:0000:0000:00ff:fe00:0001\t  \tv2\t.*"), lines[2]);
+        assertTrue(lines[3].matches(
+            "\\S+\t1\t1\t0000:0000:0000:0000:0000:ffff:c0a8:4d01\t192.168.77.1  \tv2\t.*"), lines[3]);
+        assertTrue(lines[4].matches("\\S+\t1\t2\tfd00:0077:0000:0000:0000:0000:0000:0001\t  \tv2\t.*"), lines[4]);
+        assertTrue(result.out().contains("\t2\tfd00:0077:0000:0000:0000:0000:0000:0002\t"), result.out());
+        assertEquals("n_gids_found=6", lines[lines.length - 1]);
+    }
 }
