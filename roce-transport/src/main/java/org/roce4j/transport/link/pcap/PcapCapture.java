@@ -322,29 +322,7 @@ final class PcapCapture implements EthernetLayer.Medium
         }
         if (null != reader)
         {
-            boolean interrupted = false;
-            while (reader.isAlive())
-            {
-                try
-                {
-                    // pcap_next does not time out without traffic (TPACKET_V3 retires only non-empty blocks);
-                    // pcap_breakloop wakes it (libpcap 1.10 signals an eventfd the read polls on).
-                    handle.breakLoop();
-                    reader.join(READ_TIMEOUT_MS);
-                }
-                catch (final NotOpenException ex)
-                {
-                    break;
-                }
-                catch (final InterruptedException ex)
-                {
-                    interrupted = true;
-                }
-            }
-            if (interrupted)
-            {
-                Thread.currentThread().interrupt();
-            }
+            PcapReaderThread.stop(handle, reader, READ_TIMEOUT_MS);
         }
         handle.close();
     }
