@@ -126,7 +126,7 @@ public final class DevinfoCommand implements Callable<Integer>
         {
             return RdmaDevice.open(fabric.attach(LinkAddress.of(MEMORY_MAC, MEMORY_IP), MEMORY_MTU), options);
         }
-        final Link opened = link.open();
+        final Link opened = link.open(spec.commandLine().getErr());
         try
         {
             return RdmaDevice.open(opened, options);

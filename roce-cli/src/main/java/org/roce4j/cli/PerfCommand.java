@@ -31,7 +31,6 @@ import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.verbs.DeviceOptions;
@@ -69,8 +68,6 @@ public final class PerfCommand implements Callable<Integer>
     static final int EXIT_FAILURE = 1;
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
-    /** The in-process server's address on the memory fabric. */
-    private static final String SERVER_IP = "192.168.77.1";
 
     /** Test seam: sees the in-process server's fabric port before the run starts (to make the server die). */
     Consumer<MemoryLink> inProcessServerPort = port -> {};
@@ -122,7 +119,8 @@ public final class PerfCommand implements Callable<Integer>
     private int mtu;
 
     @Option(names = {"-x", "--gid-index"}, paramLabel = "index", description = "GID index (default: the " +
-        "IPv4-mapped GID, 1 on roce4j and rxe)")
+        "first IPv4-mapped GID, 1 on roce4j and rxe; as on rxe: 0 the link-local IPv6 GID, then one per IPv4 " +
+        "address, then each global IPv6 address)")
     private Integer gidIndex;
 
     @Option(names = {"-c", "--connection"}, paramLabel = "RC|UC|UD", description = "connection type (default RC)")
@@ -210,6 +208,7 @@ public final class PerfCommand implements Callable<Integer>
         try
         {
             final PerfSettings settings = settings();
+            link.check();
             if (link.isMemory())
             {
                 return runInProcess(settings, out, err);
@@ -218,7 +217,7 @@ public final class PerfCommand implements Callable<Integer>
             {
                 HostNames.resolveServer(server, port);
             }
-            try (Link opened = link.open();
+            try (Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
@@ -245,6 +244,10 @@ public final class PerfCommand implements Callable<Integer>
             err.println("roce perf: " + ex.getMessage());
             err.flush();
             return EXIT_FAILURE;
+        }
+        finally
+        {
+            link.report(err);
         }
     }
 
@@ -424,9 +427,11 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final MemoryLink serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
-        inProcessServerPort.accept(serverLink);
-        final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"), linkMtu);
+        final MemoryLink serverPort = fabric.attach(InProcessPorts.SERVER, linkMtu);
+        inProcessServerPort.accept(serverPort);
+        final Link serverLink = link.decorate(serverPort, false, err);
+        final Link clientLink = link.decorate(fabric.attach(InProcessPorts.CLIENT,
+            linkMtu), true, err);
         if (rdmaCm)
         {
             return runInProcessRdmaCm(settings, serverLink, clientLink, out, err);
@@ -510,7 +515,8 @@ public final class PerfCommand implements Callable<Integer>
             RdmaCm cm = RdmaCm.open(device))
         {
             awaitListening(listening);
-            outcomes[0] = new PerfRun(device, settings.copy().server(SERVER_IP), rdmaCmConnector(cm, SERVER_IP),
+            outcomes[0] = new PerfRun(device, settings.copy().server(InProcessPorts.SERVER_IP),
+                rdmaCmConnector(cm, InProcessPorts.SERVER_IP),
                 null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
             printCounters(device, err);
         }

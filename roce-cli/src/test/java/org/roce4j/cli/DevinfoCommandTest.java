@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;

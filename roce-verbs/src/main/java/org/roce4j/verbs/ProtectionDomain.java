@@ -9,11 +9,11 @@ import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
 import org.roce4j.transport.provider.AhOps;
 import org.roce4j.transport.provider.MrOps;
 import org.roce4j.transport.provider.QpOps;
 import org.roce4j.transport.provider.RqOps;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * A protection domain (struct ibv_pd): memory regions, QPs, address handles and SRQs of one PD may be used
@@ -388,7 +388,7 @@ public final class ProtectionDomain
             throw new IllegalArgumentException(what + ": destination GID " + dgid + " is " +
                 (dgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") + " but source GID index " + ah.sgidIndex() + " (" +
                 sgid + ") is " + (sgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") +
-                ": RoCEv2 needs both ends in one IP family (use sgid_index " + (dgid.isIpv4Mapped() ? 1 : 0) + ")");
+                ": RoCEv2 needs both ends in one IP family (" + sameFamilyHint(device, dgid) + ")");
         }
     }
 
@@ -482,5 +482,12 @@ public final class ProtectionDomain
             return "PD " + handle + " (" + memoryRegions + " MRs, " + queuePairs + " QPs, " + addressHandles +
                 " AHs, " + sharedReceiveQueues + " SRQs)";
         }
+    }
+
+    private static String sameFamilyHint(final RdmaDevice device, final Gid destination)
+    {
+        final int index = device.sourceGidIndex(destination);
+        return index < 0 ? "the port has no " + (destination.isIpv4Mapped() ? "IPv4" : "global IPv6") + " address" :
+            "use sgid_index " + index;
     }
 }

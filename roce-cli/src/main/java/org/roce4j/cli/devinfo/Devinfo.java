@@ -4,7 +4,7 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 import org.roce4j.ib.Mtu;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.DeviceAttributes;
 import org.roce4j.verbs.PortAttributes;
 import org.roce4j.verbs.PortState;

@@ -24,7 +24,7 @@ import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 

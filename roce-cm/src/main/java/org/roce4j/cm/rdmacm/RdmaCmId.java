@@ -14,7 +14,7 @@ import org.roce4j.ib.QpType;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space: a listener on an IP address and port, or one
@@ -572,6 +572,16 @@ public final class RdmaCmId
     }
 
     /**
+     * The GID index of the path's local GID (the address the connection was made from or to), or, for a path
+     * naming none of ours, the source the kernel would pick for the remote GID.
+     */
+    private int sourceGidIndex(final CmConnection c)
+    {
+        final int index = owner.device().gidIndexOf(new Gid(c.localGidHigh(), c.localGidLow()));
+        return index >= 0 ? index : owner.device().sourceGidIndex(new Gid(c.remoteGidHigh(), c.remoteGidLow()));
+    }
+
+    /**
      * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values.
      */
     void bringUp(final CmConnection c, final int minRnrTimer)
@@ -586,7 +596,7 @@ public final class RdmaCmId
 
         attr.qpState = QpState.RTR;
         attr.ahAttr.dgid(c.remoteGidHigh(), c.remoteGidLow())
-            .sgidIndex(Gid.isIpv4Mapped(c.remoteGidHigh(), c.remoteGidLow()) ? 1 : 0)
+            .sgidIndex(sourceGidIndex(c))
             .hopLimit(c.hopLimit())
             .flowLabel(c.flowLabel())
             .trafficClass(null != parent && tos >= 0 ? tos : c.trafficClass())

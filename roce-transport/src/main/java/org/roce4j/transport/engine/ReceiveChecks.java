@@ -208,7 +208,7 @@ final class ReceiveChecks implements FrameHandler
     {
         if (4 == parser.ipVersion())
         {
-            return parser.ipv4().destination() == linkAddress.ipv4();
+            return linkAddress.ownsIpv4(parser.ipv4().destination());
         }
         return gids.contains(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
     }

@@ -90,8 +90,6 @@ final class Responder
         DONE
     }
 
-    /** Size of the GRH area at the start of every UD receive buffer (union rdma_network_hdr, ib_verbs.h). */
-    static final int GRH_BYTES = 40;
     private final RoceEngine engine;
     private final TransportCounters counters;
     private final ResponderChecks checks;

@@ -3,6 +3,7 @@ package org.roce4j.transport.engine;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
 import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.engine.Responder.State;
@@ -204,7 +205,7 @@ final class ResponderChecks
         if (qp.type.isDatagram())
         {
             // IBA C9-92 / rxe: payload plus the 40-byte GRH area must fit the receive buffer.
-            if (payload + Responder.GRH_BYTES > resp.recvWqe.sgl.totalLength())
+            if (payload + WorkCompletion.GRH_BYTES > resp.recvWqe.sgl.totalLength())
             {
                 return State.ERR_LENGTH;
             }

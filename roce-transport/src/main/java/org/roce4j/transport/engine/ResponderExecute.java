@@ -33,7 +33,7 @@ import org.roce4j.wire.header.RethHeader;
 final class ResponderExecute
 {
     /** Zero bytes placed before an IPv4 header in the GRH area (20 reserved + 20 IPv4 = 40, rxe execute()). */
-    private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[Responder.GRH_BYTES]);
+    private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[WorkCompletion.GRH_BYTES]);
 
     private final RoceEngine engine;
     private final TransportCounters counters;
@@ -66,7 +66,7 @@ final class ResponderExecute
             if (qp.type.isDatagram())
             {
                 placeGrh(sgl, pkt);
-                resp.messageOffset = Responder.GRH_BYTES;
+                resp.messageOffset = WorkCompletion.GRH_BYTES;
             }
             sgl.scatter(resp.messageOffset, pkt.buffer(), pkt.payloadOffset(), payload);
             resp.messageOffset += payload;
@@ -128,8 +128,8 @@ final class ResponderExecute
         if (4 == pkt.ipVersion())
         {
             // union rdma_network_hdr for IPv4: 20 reserved (zero) bytes, then the IPv4 header.
-            sgl.scatter(0, ZEROS, 0, Responder.GRH_BYTES - Ipv4Header.LENGTH);
-            sgl.scatter(Responder.GRH_BYTES - Ipv4Header.LENGTH, pkt.buffer(), pkt.ipOffset(), Ipv4Header.LENGTH);
+            sgl.scatter(0, ZEROS, 0, WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH);
+            sgl.scatter(WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH, pkt.buffer(), pkt.ipOffset(), Ipv4Header.LENGTH);
         }
         else
         {

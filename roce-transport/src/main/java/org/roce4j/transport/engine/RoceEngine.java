@@ -450,7 +450,7 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @param index 0 or 1.
+     * @param index 0 .. {@link #gidTableLength()} - 1.
      * @return high 64 bits of that GID.
      */
     public long gidHigh(final int index)
@@ -459,7 +459,7 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @param index 0 or 1.
+     * @param index 0 .. {@link #gidTableLength()} - 1.
      * @return low 64 bits of that GID.
      */
     public long gidLow(final int index)
@@ -468,11 +468,21 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @return size of the GID table (2: link-local and IPv4-mapped).
+     * @return size of the GID table as rxe builds it: the link-local GID, one IPv4-mapped GID per IPv4 address of the
+     *     link, then its global IPv6 addresses.
      */
     public int gidTableLength()
     {
         return gids.length();
+    }
+
+    /**
+     * @return the GID table, entry by entry with its kind, e.g. {@code 0 link-local fe80::ff:fe00:1, 1 IPv4-mapped
+     *     ::ffff:10.0.0.1, 2 IPv6 fd00:77::1}.
+     */
+    public String gidTableListing()
+    {
+        return gids.listing();
     }
 
     /**

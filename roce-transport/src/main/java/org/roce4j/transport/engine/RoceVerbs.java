@@ -174,6 +174,12 @@ final class RoceVerbs implements DeviceOps
     }
 
     /** {@inheritDoc} */
+    public String gidTableListing()
+    {
+        return engine.gidTableListing();
+    }
+
+    /** {@inheritDoc} */
     public QpRate qpRate(final QpOps qp)
     {
         return engine.qpRate((QpContext)qp);

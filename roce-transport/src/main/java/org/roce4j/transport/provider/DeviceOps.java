@@ -108,6 +108,11 @@ public interface DeviceOps
     int gidIndexOf(long gidHigh, long gidLow);
 
     /**
+     * @return the whole GID table in one line, index by index, for error messages that name an index outside it.
+     */
+    String gidTableListing();
+
+    /**
      * @return the device's transport counters (live).
      */
     TransportCounters counters();

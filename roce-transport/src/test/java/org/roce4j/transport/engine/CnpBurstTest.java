@@ -12,7 +12,7 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.cc.CongestionControl;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryLink;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,9 +34,9 @@ class CnpBurstTest
     private static final long OPERATIONS = 1_500;
     private static final int BURST = 24;
     private static final long CYCLES_BETWEEN_BURSTS = 200;
-    private static final LinkAddress INJECTOR = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:77"),
+    private static final LinkAddress INJECTOR = new LinkAddress(Mac.parse("02:00:00:00:00:77"),
         Ipv4Header.parseAddress("10.0.0.77"));
-    private static final LinkAddress STRANGER = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:78"),
+    private static final LinkAddress STRANGER = new LinkAddress(Mac.parse("02:00:00:00:00:78"),
         Ipv4Header.parseAddress("10.0.0.78"));
 
     @ParameterizedTest(name = "--cc {0}")

@@ -28,6 +28,7 @@ import org.roce4j.wire.Icrc;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.AethHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -157,7 +158,7 @@ final class ScriptedPeer
         attr.destQpNum = PEER_QPN;
         attr.rqPsn = RQ_PSN;
         attr.sqPsn = SQ_PSN;
-        attr.ahAttr.dgid(LinkAddress.IPV4_MAPPED_HIGH, PEER.ipv4MappedLow()).sgidIndex(1).hopLimit(64);
+        attr.ahAttr.dgid(Gid.IPV4_MAPPED_HIGH, PEER.ipv4MappedLow()).sgidIndex(1).hopLimit(64);
         attr.minRnrTimer = MIN_RNR_TIMER;
         attr.timeout = 14;
         attr.retryCnt = 7;
@@ -344,7 +345,7 @@ final class ScriptedPeer
         final Consumer<RoceFrameBuilder> headers)
     {
         builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac())
-            .ipv6(LinkAddress.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
+            .ipv6(Gid.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
             .udp(0xC0DE);
         builder.ipv6Header().versionClassFlow(0x0A, 0x12345).hopLimit(17);
         builder.bth(opcode, destQp, psn);

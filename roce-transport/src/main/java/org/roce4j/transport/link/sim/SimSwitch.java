@@ -8,6 +8,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
@@ -397,12 +398,11 @@ public final class SimSwitch
         {
             final long high = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET, BIG_ENDIAN);
             final long low = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET + 8, BIG_ENDIAN);
-            if (LinkAddress.IPV4_MAPPED_HIGH == high &&
-                LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L))
+            if (Gid.isIpv4Mapped(high, low))
             {
                 return byIpv4.get((int)low);
             }
-            if (LinkAddress.LINK_LOCAL_HIGH == high)
+            if (Gid.isLinkLocal(high))
             {
                 return byLinkLocal.get(low);
             }
