@@ -1,5 +1,7 @@
 package org.roce4j.transport.engine;
 
+import java.nio.ByteOrder;
+
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
@@ -119,7 +121,7 @@ final class Requester
                         continue;
                     }
                 }
-                if (wqe.opcode.isReadOrAtomic() && !wqe.holdsOrd)
+                if (wqe.opcode.usesOrd() && !wqe.holdsOrd)
                 {
                     if (req.readAtomicOutstanding >= qp.maxRdAtomic)
                     {
@@ -185,7 +187,7 @@ final class Requester
                 allowed = true;
                 break;
         }
-        if (!allowed || (wqe.isInline() && op.isReadOrAtomic()))
+        if (!allowed || (wqe.isInline() && (op.isReadOrAtomic() || isNoPayloadSge(op))))
         {
             return fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
         }
@@ -257,7 +259,63 @@ final class Requester
         {
             return sendAtomic(qp, wqe);
         }
+        if (WrOpcode.FLUSH == wqe.opcode || WrOpcode.ATOMIC_WRITE == wqe.opcode)
+        {
+            return sendFlushOrAtomicWrite(qp, wqe);
+        }
         return sendSendOrWrite(qp, wqe);
+    }
+
+    /**
+     * @return true for FLUSH and ATOMIC_WRITE: their data comes from the work request itself (ibv_wr_flush,
+     *     ibv_wr_atomic_write), never from SGEs or inline data.
+     */
+    private static boolean isNoPayloadSge(final WrOpcode op)
+    {
+        return WrOpcode.FLUSH == op || WrOpcode.ATOMIC_WRITE == op;
+    }
+
+    /**
+     * One-packet FLUSH (FETH, RETH, no payload: "oA19-2: shall have no payload") or ATOMIC_WRITE (RETH and the 8
+     * bytes), as rxe_req.c init_req_packet and finish_packet build them; both ask for an acknowledgement (they are
+     * END packets) and are answered by a zero-length RDMA READ response.
+     */
+    private boolean sendFlushOrAtomicWrite(final QpContext qp, final SendWqe wqe)
+    {
+        final RequesterState req = qp.req;
+        final int psn = req.psn;
+        final boolean flush = WrOpcode.FLUSH == wqe.opcode;
+        final Opcode opcode = RequestOpcodes.next(true, wqe.opcode, RequestOpcodes.ONLY);
+        final int payload = flush ? 0 : 8;
+        final PacketSender sender = engine.sender;
+        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
+        {
+            return false;
+        }
+        final RoceFrameBuilder builder = sender.builder();
+        builder.bthHeader().ackReq(ackRequested(req, true));
+        // rxe: reth_len is wqe->dma.resid: the flush length, or 8 for an atomic write.
+        builder.reth().va(wqe.remoteAddress).rkey(wqe.rkey).dmaLength(wqe.length);
+        if (flush)
+        {
+            builder.feth().flush(wqe.flushLevel, wqe.flushType);
+        }
+        else
+        {
+            // The 8 bytes as they lie in the poster's memory (rxe memcpy of wqe->dma.atomic_wr).
+            builder.ethernetHeader().buffer()
+                .putLong(builder.payloadOffset(), wqe.atomicWriteValue, ByteOrder.nativeOrder());
+        }
+        builder.payloadLength(payload);
+        sender.end(payload);
+        wqe.firstPsn = psn;
+        wqe.lastPsn = psn;
+        wqe.resid = 0;
+        req.psn = Psn.next(psn);
+        noteSent(req, psn, psn);
+        req.lastOpcode = -1;
+        finishedSending(qp, wqe);
+        return true;
     }
 
     private boolean sendSendOrWrite(final QpContext qp, final SendWqe wqe)
