@@ -5,8 +5,8 @@ import org.roce4j.wire.Opcode;
 
 /**
  * Which opcode the requester puts on the next packet of a SEND, RDMA WRITE, FLUSH or ATOMIC WRITE (rxe_req.c
- * next_opcode_rc and next_opcode_uc): by transport, work request opcode and the packet's place in the message (FIRST, MIDDLE, LAST,
- * ONLY). The table is data; {@code RequestOpcodesTest} checks it whole against the opcode table.
+ * next_opcode_rc and next_opcode_uc): by transport, work request opcode and the packet's place in the message
+ * (FIRST, MIDDLE, LAST, ONLY). The table is data; {@code RequestOpcodesTest} checks it whole against the opcode table.
  */
 final class RequestOpcodes
 {

@@ -187,7 +187,8 @@ final class Requester
                 allowed = true;
                 break;
         }
-        if (!allowed || (wqe.isInline() && (op.isReadOrAtomic() || isNoPayloadSge(op))))
+        // Inline data is for SEND and WRITE only; FLUSH and ATOMIC WRITE take their data from the WR itself.
+        if (!allowed || (wqe.isInline() && (op.usesOrd() || WrOpcode.FLUSH == op)))
         {
             return fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
         }
@@ -255,67 +256,11 @@ final class Requester
         {
             return sendReadRequest(qp, wqe);
         }
-        if (wqe.opcode.isAtomic())
+        if (wqe.opcode.isAtomic() || WrOpcode.FLUSH == wqe.opcode || WrOpcode.ATOMIC_WRITE == wqe.opcode)
         {
-            return sendAtomic(qp, wqe);
-        }
-        if (WrOpcode.FLUSH == wqe.opcode || WrOpcode.ATOMIC_WRITE == wqe.opcode)
-        {
-            return sendFlushOrAtomicWrite(qp, wqe);
+            return sendOnePsnRequest(qp, wqe);
         }
         return sendSendOrWrite(qp, wqe);
-    }
-
-    /**
-     * @return true for FLUSH and ATOMIC_WRITE: their data comes from the work request itself (ibv_wr_flush,
-     *     ibv_wr_atomic_write), never from SGEs or inline data.
-     */
-    private static boolean isNoPayloadSge(final WrOpcode op)
-    {
-        return WrOpcode.FLUSH == op || WrOpcode.ATOMIC_WRITE == op;
-    }
-
-    /**
-     * One-packet FLUSH (FETH, RETH, no payload: "oA19-2: shall have no payload") or ATOMIC_WRITE (RETH and the 8
-     * bytes), as rxe_req.c init_req_packet and finish_packet build them; both ask for an acknowledgement (they are
-     * END packets) and are answered by a zero-length RDMA READ response.
-     */
-    private boolean sendFlushOrAtomicWrite(final QpContext qp, final SendWqe wqe)
-    {
-        final RequesterState req = qp.req;
-        final int psn = req.psn;
-        final boolean flush = WrOpcode.FLUSH == wqe.opcode;
-        final Opcode opcode = RequestOpcodes.next(true, wqe.opcode, RequestOpcodes.ONLY);
-        final int payload = flush ? 0 : 8;
-        final PacketSender sender = engine.sender;
-        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
-        {
-            return false;
-        }
-        final RoceFrameBuilder builder = sender.builder();
-        builder.bthHeader().ackReq(ackRequested(req, true));
-        // rxe: reth_len is wqe->dma.resid: the flush length, or 8 for an atomic write.
-        builder.reth().va(wqe.remoteAddress).rkey(wqe.rkey).dmaLength(wqe.length);
-        if (flush)
-        {
-            builder.feth().flush(wqe.flushLevel, wqe.flushType);
-        }
-        else
-        {
-            // The 8 bytes as they lie in the poster's memory (rxe memcpy of wqe->dma.atomic_wr).
-            builder.ethernetHeader().buffer()
-                .putLong(builder.payloadOffset(), wqe.atomicWriteValue, ByteOrder.nativeOrder());
-        }
-        builder.payloadLength(payload);
-        sender.end(payload);
-        wqe.firstPsn = psn;
-        wqe.lastPsn = psn;
-        wqe.resid = 0;
-        req.psn = Psn.next(psn);
-        noteSent(req, psn, psn);
-        req.lastOpcode = -1;
-        finishedSending(qp, wqe);
-        return true;
     }
 
     private boolean sendSendOrWrite(final QpContext qp, final SendWqe wqe)
@@ -416,25 +361,51 @@ final class Requester
         return true;
     }
 
-    private boolean sendAtomic(final QpContext qp, final SendWqe wqe)
+    /**
+     * A request of one packet and one PSN, as rxe_req.c init_req_packet and finish_packet build them, always with
+     * AckReq (an END packet): an atomic (AtomicETH), a FLUSH (FETH, then RETH, and "oA19-2: shall have no payload")
+     * or an ATOMIC WRITE (RETH and the 8 bytes; rxe's reth_len is wqe->dma.resid: the flush length, or 8).
+     */
+    private boolean sendOnePsnRequest(final QpContext qp, final SendWqe wqe)
     {
         final RequesterState req = qp.req;
         final int psn = req.psn;
-        final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == wqe.opcode;
-        final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
+        final WrOpcode op = wqe.opcode;
+        final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == op;
+        final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : WrOpcode.ATOMIC_FETCH_AND_ADD == op ?
+            Opcode.RC_FETCH_ADD : RequestOpcodes.next(true, op, RequestOpcodes.ONLY);
+        final int payload = WrOpcode.ATOMIC_WRITE == op ? 8 : 0;
         final PacketSender sender = engine.sender;
-        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, 0))
+        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
         {
             return false;
         }
         final RoceFrameBuilder builder = sender.builder();
         builder.bthHeader().ackReq(ackRequested(req, true));
-        // rxe_req.c: CMP_AND_SWP carries swap in Swap/Add and compare in Compare; FETCH_AND_ADD carries the addend
-        // (wr.atomic.compare_add) in Swap/Add.
-        builder.atomicEth().va(wqe.remoteAddress).rkey(wqe.rkey)
-            .swapAdd(compareSwap ? wqe.swap : wqe.compareAdd)
-            .compare(compareSwap ? wqe.compareAdd : 0);
-        sender.end(0);
+        if (op.isAtomic())
+        {
+            // rxe_req.c: CMP_AND_SWP carries swap in Swap/Add and compare in Compare; FETCH_AND_ADD carries the
+            // addend (wr.atomic.compare_add) in Swap/Add.
+            builder.atomicEth().va(wqe.remoteAddress).rkey(wqe.rkey)
+                .swapAdd(compareSwap ? wqe.swap : wqe.compareAdd)
+                .compare(compareSwap ? wqe.compareAdd : 0);
+        }
+        else
+        {
+            builder.reth().va(wqe.remoteAddress).rkey(wqe.rkey).dmaLength(wqe.length);
+            if (WrOpcode.FLUSH == op)
+            {
+                builder.feth().flush(wqe.flushLevel, wqe.flushType);
+            }
+            else
+            {
+                // The 8 bytes as they lie in the poster's memory (rxe memcpy of wqe->dma.atomic_wr).
+                builder.ethernetHeader().buffer()
+                    .putLong(builder.payloadOffset(), wqe.atomicWriteValue, ByteOrder.nativeOrder());
+                builder.payloadLength(payload);
+            }
+        }
+        sender.end(payload);
         wqe.firstPsn = psn;
         wqe.lastPsn = psn;
         req.psn = Psn.next(psn);

@@ -292,15 +292,7 @@ final class ResponderExecute
         {
             mr.memory().putLong(index, original + atomic.swapAdd(), ByteOrder.nativeOrder());
         }
-        final ResponderResource res = prepareResource(resp, ResponderResource.ATOMIC);
-        res.firstPsn = psn;
-        res.lastPsn = psn;
-        res.atomicOriginal = original;
-        resp.msn = Psn.next(resp.msn);
-        resp.psn = Psn.next(psn);
-        resp.ackPsnNext = resp.psn;
-        resp.lastOpcode = opcode.code();
-        acks.sendPendingAck(qp);
+        executedOnePsn(qp, opcode, psn, ResponderResource.ATOMIC).atomicOriginal = original;
         acks.sendAtomicAck(qp, psn, original);
         return State.CLEANUP;
     }
@@ -358,6 +350,20 @@ final class ResponderExecute
 
     private State answerWithReadResponse(final QpContext qp, final Opcode opcode, final int psn, final int type)
     {
+        executedOnePsn(qp, opcode, psn, type);
+        acks.sendReadResponseAck(qp, psn);
+        return State.CLEANUP;
+    }
+
+    /**
+     * The bookkeeping after a one-PSN request that keeps a responder resource was executed (an atomic, an ATOMIC
+     * WRITE, a FLUSH): remember it for duplicates, count it in the MSN, expect the next PSN, and send the pending
+     * coalesced ACK so the answer that follows stays in PSN order.
+     *
+     * @return the responder resource, for the caller to complete.
+     */
+    private ResponderResource executedOnePsn(final QpContext qp, final Opcode opcode, final int psn, final int type)
+    {
         final ResponderState resp = qp.resp;
         final ResponderResource res = prepareResource(resp, type);
         res.firstPsn = psn;
@@ -367,8 +373,7 @@ final class ResponderExecute
         resp.ackPsnNext = resp.psn;
         resp.lastOpcode = opcode.code();
         acks.sendPendingAck(qp);
-        acks.sendReadResponseAck(qp, psn);
-        return State.CLEANUP;
+        return res;
     }
 
     /**
