@@ -3,6 +3,7 @@ package org.roce4j.verbs;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +21,7 @@ import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
+import org.roce4j.wire.Opcode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -58,6 +60,11 @@ class FlushAndAtomicWriteTest
         final WorkCompletion wc = drain(c.a.sendCq, 1).get(0);
         assertEquals(9, wc.wrId());
         return wc;
+    }
+
+    private static boolean isZeroLengthAnswer(final byte[] frame)
+    {
+        return Opcode.RC_RDMA_READ_RESPONSE_ONLY == new PairLink.Sent("B", frame, false).opcode();
     }
 
     // ---- success ------------------------------------------------------------------------------------------------
@@ -103,6 +110,53 @@ class FlushAndAtomicWriteTest
         assertEquals(2, done.get(0).wrId());
         assertEquals(3, done.get(1).wrId());
         assertEquals(2, fx.b.counters().get(TransportCounter.FLUSHES_EXECUTED));
+    }
+
+    @Test
+    void lostAnswersAreRetriedAndTheDuplicatesAnsweredWithoutExecutingAgain()
+    {
+        final VerbsFixture.Pair c = connect(QP_FLUSH_ACCESS);
+        final MemoryRegion remote = register(fx.pdB, 64, ALL_ACCESS | AccessFlags.FLUSH_GLOBAL);
+        final AtomicInteger dropped = new AtomicInteger();
+        fx.linkB.dropWhen(frame -> isZeroLengthAnswer(frame) && dropped.getAndIncrement() < 2);
+        c.a.qp.postSend(atomicWrite(remote.address(8), remote.rkey()).wrId(1).sendFlags(SendFlags.SIGNALED)
+            .next(flush(remote.address(0), remote.rkey(), 64, Flush.GLOBAL, Flush.RANGE).wrId(2)
+                .sendFlags(SendFlags.SIGNALED)));
+
+        final List<WorkCompletion> done = drain(c.a.sendCq, 2);
+
+        assertEquals(WcStatus.SUCCESS, done.get(0).status(), done.toString());
+        assertEquals(WcOpcode.ATOMIC_WRITE, done.get(0).opcode());
+        assertEquals(WcStatus.SUCCESS, done.get(1).status(), done.toString());
+        assertEquals(WcOpcode.FLUSH, done.get(1).opcode());
+        assertEquals(5L, remote.buffer().getLong(8, ByteOrder.nativeOrder()));
+        assertEquals(1, fx.a.counters().get(TransportCounter.RETRIES));
+        assertEquals(2, fx.b.counters().get(TransportCounter.DUPLICATE_REQUESTS));
+        assertEquals(1, fx.b.counters().get(TransportCounter.ATOMIC_WRITE_REPLAYS));
+        assertEquals(1, fx.b.counters().get(TransportCounter.FLUSH_REPLAYS));
+        assertEquals(1, fx.b.counters().get(TransportCounter.FLUSHES_EXECUTED), "flushed once, answered twice");
+    }
+
+    @Test
+    void aLaterAnswerCompletesAnAtomicWriteWhoseAnswerWasLost()
+    {
+        // rxe check_psn: an ATOMIC WRITE or FLUSH is not a READ or atomic (WR_ATOMIC_OR_READ_MASK), so a response
+        // past it acknowledges it, as it does a SEND or WRITE; no retry.
+        final VerbsFixture.Pair c = connect(QP_FLUSH_ACCESS);
+        final MemoryRegion remote = register(fx.pdB, 64, ALL_ACCESS | AccessFlags.FLUSH_GLOBAL);
+        final AtomicInteger dropped = new AtomicInteger();
+        fx.linkB.dropWhen(frame -> isZeroLengthAnswer(frame) && 0 == dropped.getAndIncrement());
+        c.a.qp.postSend(atomicWrite(remote.address(8), remote.rkey()).wrId(1).sendFlags(SendFlags.SIGNALED)
+            .next(flush(remote.address(0), remote.rkey(), 64, Flush.GLOBAL, Flush.RANGE).wrId(2)
+                .sendFlags(SendFlags.SIGNALED)));
+
+        final List<WorkCompletion> done = drain(c.a.sendCq, 2);
+
+        assertEquals(WcStatus.SUCCESS, done.get(0).status(), done.toString());
+        assertEquals(WcStatus.SUCCESS, done.get(1).status(), done.toString());
+        assertTrue(dropped.get() >= 1, "the first answer was dropped");
+        assertEquals(0, fx.a.counters().get(TransportCounter.RETRIES));
+        assertEquals(0, fx.b.counters().get(TransportCounter.DUPLICATE_REQUESTS));
     }
 
     // ---- remote errors ------------------------------------------------------------------------------------------
