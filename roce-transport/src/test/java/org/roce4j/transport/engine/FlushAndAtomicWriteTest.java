@@ -325,6 +325,34 @@ class FlushAndAtomicWriteTest
     }
 
     @Test
+    void flushLongerThanTwoGigabytesIsAnInvalidRequest()
+    {
+        final ScriptedPeer peer = flushPeer();
+        final MemoryRegionEntry target = peer.mr(1024, REMOTE | AccessFlags.FLUSH_GLOBAL);
+
+        // rxe_resp_check_length: a RETH length above 2^31 (IBA C9-94), whatever the selectivity level.
+        peer.deliver(peer.flush(RQ_PSN, target.iova(), target.rkey(), 0x8000_0001L, FethHeader.PLACEMENT_GLOBAL,
+            FethHeader.SELECTIVITY_MR));
+
+        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
+        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
+    }
+
+    @Test
+    void flushWithoutAPlacementTypeNeedsNoFlushAccess()
+    {
+        // rxe asks lookup_mr for the access of the placement types named: none named, none needed (and nothing to
+        // do). The QP has no flush access either.
+        final ScriptedPeer peer = ScriptedPeer.rc();
+        final MemoryRegionEntry region = peer.mr(1024, REMOTE);
+
+        peer.deliver(peer.flush(RQ_PSN, region.iova(), region.rkey(), 64, 0, FethHeader.SELECTIVITY_RANGE));
+
+        assertZeroLengthReadResponse(peer.onlySent(), RQ_PSN, 1);
+        peer.assertAnomalies(Map.of());
+    }
+
+    @Test
     void duplicateFlushIsAnsweredAgainAndAnUnknownOneIsDropped()
     {
         final ScriptedPeer peer = flushPeer();
