@@ -3,10 +3,14 @@ package org.roce4j.transport.engine;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.stream.Stream;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
 import org.roce4j.ib.QpState;
@@ -119,84 +123,6 @@ class FlushAndAtomicWriteTest
     }
 
     @Test
-    void atomicWriteNeedsRemoteWriteOnTheQp()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc(attr -> attr.qpAccessFlags = AccessFlags.REMOTE_ATOMIC);
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova(), target.rkey(), 8, EIGHT));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        assertEquals(0L, target.memory().getLong(0));
-        assertEquals(List.of(AsyncEventType.QP_REQ_ERR), peer.events());
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
-    }
-
-    @Test
-    void atomicWriteNeedsRemoteWriteOnTheRegion()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc();
-        final MemoryRegionEntry target = peer.mr(1024, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC);
-
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova(), target.rkey(), 8, EIGHT));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
-        assertEquals(List.of(AsyncEventType.QP_ACCESS_ERR), peer.events());
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void atomicWriteOutsideTheRegionIsARemoteAccessError()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova() + 1020, target.rkey(), 8, EIGHT));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void misalignedAtomicWriteIsAnInvalidRequest()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova() + 4, target.rkey(), 8, EIGHT));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        assertArrayEquals(new byte[16], ScriptedPeer.bytesOf(target, 0, 16), "nothing stored");
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
-    }
-
-    @Test
-    void atomicWriteWhosePayloadIsNotItsLengthIsAnInvalidRequest()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova(), target.rkey(), 8, new byte[] {1, 2, 3, 4}));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
-    }
-
-    @Test
-    void atomicWriteOfOtherThanEightBytesIsAnInvalidRequest()
-    {
-        final ScriptedPeer peer = ScriptedPeer.rc();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        // Payload and RETH length agree (rxe's own checks pass) but an ATOMIC WRITE is 8 bytes (IBA A19).
-        peer.deliver(peer.atomicWrite(RQ_PSN, target.iova(), target.rkey(), 4, new byte[] {1, 2, 3, 4}));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        assertArrayEquals(new byte[8], ScriptedPeer.bytesOf(target, 0, 8));
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
-    }
-
-    @Test
     void atomicWriteAndFlushNeedResponderResources()
     {
         for (final boolean flush : new boolean[] {false, true})
@@ -215,6 +141,78 @@ class FlushAndAtomicWriteTest
             assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
             peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
         }
+    }
+
+    // ---- responder: refusals -----------------------------------------------------------------------------------
+
+    /**
+     * One request the responder refuses with a NAK and the QP to ERR (class C).
+     *
+     * @param name     what is wrong.
+     * @param qpAccess the responder QP's qp_access_flags.
+     * @param mrAccess the target region's access.
+     * @param request  builds the request against the region.
+     * @param nak      the NAK rxe sends.
+     */
+    record Refusal(String name, int qpAccess, int mrAccess, BiFunction<ScriptedPeer, MemoryRegionEntry, byte[]> request,
+        AethHeader.NakCode nak)
+    {
+        public String toString()
+        {
+            return name;
+        }
+    }
+
+    static Stream<Refusal> refusals()
+    {
+        final AethHeader.NakCode inv = AethHeader.NakCode.INVALID_REQUEST;
+        final AethHeader.NakCode acc = AethHeader.NakCode.REMOTE_ACCESS_ERROR;
+        final int mrFlush = REMOTE | AccessFlags.FLUSH_GLOBAL;
+        final int global = FethHeader.PLACEMENT_GLOBAL;
+        final int range = FethHeader.SELECTIVITY_RANGE;
+        return Stream.of(
+            new Refusal("ATOMIC_WRITE, QP without REMOTE_WRITE (check_qp_attr_access)", AccessFlags.REMOTE_ATOMIC,
+                REMOTE, (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova(), mr.rkey(), 8, EIGHT), inv),
+            new Refusal("ATOMIC_WRITE, region without REMOTE_WRITE", QP_ACCESS,
+                AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_ATOMIC,
+                (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova(), mr.rkey(), 8, EIGHT), acc),
+            new Refusal("ATOMIC_WRITE past the region", QP_ACCESS, REMOTE,
+                (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova() + 1020, mr.rkey(), 8, EIGHT), acc),
+            new Refusal("ATOMIC_WRITE misaligned (IBA A19.4.2)", QP_ACCESS, REMOTE,
+                (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova() + 4, mr.rkey(), 8, EIGHT), inv),
+            new Refusal("ATOMIC_WRITE payload shorter than its RETH length", QP_ACCESS, REMOTE,
+                (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova(), mr.rkey(), 8, new byte[] {1, 2, 3, 4}), inv),
+            new Refusal("ATOMIC_WRITE of 4 bytes (IBA A19: 8)", QP_ACCESS, REMOTE,
+                (p, mr) -> p.atomicWrite(RQ_PSN, mr.iova(), mr.rkey(), 4, new byte[] {1, 2, 3, 4}), inv),
+            new Refusal("FLUSH past the region", QP_ACCESS, mrFlush,
+                (p, mr) -> p.flush(RQ_PSN, mr.iova() + 1000, mr.rkey(), 100, global, range), acc),
+            new Refusal("zero-length FLUSH with an unknown rkey (no C9-88 exemption)", QP_ACCESS, mrFlush,
+                (p, mr) -> p.flush(RQ_PSN, 0, 0x1234_5678, 0, global, range), acc),
+            new Refusal("FLUSH, region without FLUSH_GLOBAL", QP_ACCESS, REMOTE,
+                (p, mr) -> p.flush(RQ_PSN, mr.iova(), mr.rkey(), 64, global, range), acc),
+            new Refusal("FLUSH GLOBAL|PERSISTENT, QP with FLUSH_GLOBAL only", QP_ACCESS,
+                mrFlush | AccessFlags.FLUSH_PERSISTENT, (p, mr) -> p.flush(RQ_PSN, mr.iova(), mr.rkey(), 64,
+                    global | FethHeader.PLACEMENT_PERSISTENT, range), inv),
+            new Refusal("FLUSH longer than 2^31 (C9-94)", QP_ACCESS, mrFlush,
+                (p, mr) -> p.flush(RQ_PSN, mr.iova(), mr.rkey(), 0x8000_0001L, global, FethHeader.SELECTIVITY_MR),
+                inv));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusals")
+    void refusedRequestIsNakedAndTheQpGoesToError(final Refusal refusal)
+    {
+        final ScriptedPeer peer = ScriptedPeer.rc(attr -> attr.qpAccessFlags = refusal.qpAccess());
+        final MemoryRegionEntry target = peer.mr(1024, refusal.mrAccess());
+
+        peer.deliver(refusal.request().apply(peer, target));
+
+        assertNak(peer, RQ_PSN, refusal.nak());
+        assertArrayEquals(new byte[1024], ScriptedPeer.bytesOf(target, 0, 1024), "nothing stored");
+        assertEquals(0, peer.counter(TransportCounter.FLUSHES_EXECUTED));
+        assertEquals(List.of(AethHeader.NakCode.INVALID_REQUEST == refusal.nak() ? AsyncEventType.QP_REQ_ERR :
+            AsyncEventType.QP_ACCESS_ERR), peer.events());
+        peer.assertAnomalies(nakCounters(refusal.nak()));
     }
 
     // ---- responder: FLUSH --------------------------------------------------------------------------------------
@@ -249,62 +247,6 @@ class FlushAndAtomicWriteTest
     }
 
     @Test
-    void flushOutsideTheRegionIsARemoteAccessError()
-    {
-        final ScriptedPeer peer = flushPeer();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE | AccessFlags.FLUSH_GLOBAL);
-
-        peer.deliver(peer.flush(RQ_PSN, target.iova() + 1000, target.rkey(), 100, FethHeader.PLACEMENT_GLOBAL,
-            FethHeader.SELECTIVITY_RANGE));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void zeroLengthFlushStillNeedsAValidRkey()
-    {
-        final ScriptedPeer peer = flushPeer();
-        peer.mr(1024, REMOTE | AccessFlags.FLUSH_GLOBAL);
-
-        // Unlike a zero-length READ or WRITE (C9-88), rxe looks a FLUSH's rkey up whatever its length.
-        peer.deliver(peer.flush(RQ_PSN, 0, 0x1234_5678, 0, FethHeader.PLACEMENT_GLOBAL,
-            FethHeader.SELECTIVITY_RANGE));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void flushNeedsTheRegionsFlushAccessForItsPlacementType()
-    {
-        final ScriptedPeer peer = flushPeer();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE);
-
-        peer.deliver(peer.flush(RQ_PSN, target.iova(), target.rkey(), 64, FethHeader.PLACEMENT_GLOBAL,
-            FethHeader.SELECTIVITY_RANGE));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
-        assertEquals(0, peer.counter(TransportCounter.FLUSHES_EXECUTED));
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void flushNeedsTheQpsFlushAccessForItsPlacementType()
-    {
-        // The QP has FLUSH_GLOBAL only: a FLUSH that also asks for persistence is refused (check_qp_attr_access).
-        final ScriptedPeer peer = flushPeer();
-        final MemoryRegionEntry target = peer.mr(1024,
-            REMOTE | AccessFlags.FLUSH_GLOBAL | AccessFlags.FLUSH_PERSISTENT);
-
-        peer.deliver(peer.flush(RQ_PSN, target.iova(), target.rkey(), 64,
-            FethHeader.PLACEMENT_GLOBAL | FethHeader.PLACEMENT_PERSISTENT, FethHeader.SELECTIVITY_RANGE));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
-    }
-
-    @Test
     void persistentFlushNeedsEveryPlacementTypesAccessOnTheRegion()
     {
         // Both on the QP; the region has FLUSH_GLOBAL only. rxe lookup_mr wants every access bit asked for.
@@ -322,20 +264,6 @@ class FlushAndAtomicWriteTest
             FethHeader.SELECTIVITY_RANGE));
         assertNak(peer, RQ_PSN + 1, AethHeader.NakCode.REMOTE_ACCESS_ERROR);
         peer.assertAnomalies(nakCounters(AethHeader.NakCode.REMOTE_ACCESS_ERROR));
-    }
-
-    @Test
-    void flushLongerThanTwoGigabytesIsAnInvalidRequest()
-    {
-        final ScriptedPeer peer = flushPeer();
-        final MemoryRegionEntry target = peer.mr(1024, REMOTE | AccessFlags.FLUSH_GLOBAL);
-
-        // rxe_resp_check_length: a RETH length above 2^31 (IBA C9-94), whatever the selectivity level.
-        peer.deliver(peer.flush(RQ_PSN, target.iova(), target.rkey(), 0x8000_0001L, FethHeader.PLACEMENT_GLOBAL,
-            FethHeader.SELECTIVITY_MR));
-
-        assertNak(peer, RQ_PSN, AethHeader.NakCode.INVALID_REQUEST);
-        peer.assertAnomalies(nakCounters(AethHeader.NakCode.INVALID_REQUEST));
     }
 
     @Test
