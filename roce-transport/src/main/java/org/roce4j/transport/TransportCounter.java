@@ -79,6 +79,12 @@ public enum TransportCounter
     READ_REPLAYS,
     /** Atomic results replayed from a responder resource without re-executing. */
     ATOMIC_REPLAYS,
+    /** Duplicate ATOMIC WRITEs answered again from a responder resource without storing again. */
+    ATOMIC_WRITE_REPLAYS,
+    /** Duplicate FLUSHes answered again from a responder resource without flushing again. */
+    FLUSH_REPLAYS,
+    /** FLUSH requests executed (a memory barrier; ordinary memory has nothing to write back). */
+    FLUSHES_EXECUTED,
 
     /** ACKs received. */
     ACKS_RECEIVED,

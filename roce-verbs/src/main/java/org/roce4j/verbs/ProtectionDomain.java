@@ -197,7 +197,8 @@ public final class ProtectionDomain
      * Check memory region access flags as ibv_reg_mr does.
      *
      * @param access {@link AccessFlags}.
-     * @throws IllegalArgumentException on unknown bits, or remote write/atomic access without LOCAL_WRITE.
+     * @throws IllegalArgumentException on unknown bits, FLUSH_PERSISTENT, or remote write/atomic access without
+     *     LOCAL_WRITE.
      */
     static void checkAccess(final int access)
     {
@@ -205,7 +206,14 @@ public final class ProtectionDomain
         {
             throw new IllegalArgumentException("unknown access flag bits 0x" + Integer.toHexString(access &
                 ~AccessFlags.ALL_MR) + " (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
-                "REMOTE_INVALIDATE)");
+                "FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)");
+        }
+        if (0 != (access & AccessFlags.FLUSH_PERSISTENT))
+        {
+            // rxe registers FLUSH_PERSISTENT only over persistent memory ("Page can't be persistent", -EINVAL);
+            // a Java buffer never is.
+            throw new IllegalArgumentException("FLUSH_PERSISTENT needs persistent memory (rxe refuses it for any " +
+                "other page with EINVAL) and a roce4j region is ordinary memory; register with FLUSH_GLOBAL");
         }
         final int needsLocalWrite = access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         if (0 != needsLocalWrite && 0 == (access & AccessFlags.LOCAL_WRITE))

@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Flush;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
@@ -502,7 +503,11 @@ public final class QueuePair
         {
             checkInline(wr, index, opcode, total);
         }
-        if (opcode.isReadOrAtomic() && 0 == maxRdAtomic)
+        if (WrOpcode.FLUSH == opcode || WrOpcode.ATOMIC_WRITE == opcode)
+        {
+            checkFlushOrAtomicWrite(wr, index, opcode);
+        }
+        if (opcode.usesOrd() && 0 == maxRdAtomic)
         {
             throw bad(index, wr, opcode + " needs max_rd_atomic >= 1, and the QP was given max_rd_atomic 0 " +
                 "(it could never start)");
@@ -525,6 +530,36 @@ public final class QueuePair
         if (type.isDatagram())
         {
             checkUd(wr, index);
+        }
+    }
+
+    private static void checkFlushOrAtomicWrite(final SendWorkRequest wr, final int index, final WrOpcode opcode)
+    {
+        // ibv_wr_flush and ibv_wr_atomic_write take no SGE: the data is the WR's (8 bytes) or there is none.
+        if (0 != wr.numSge())
+        {
+            throw bad(index, wr, opcode + " takes no SGEs (its arguments are the WR's: " +
+                (WrOpcode.FLUSH == opcode ? "wr.flush(...)" : "wr.atomicWrite(...)") + "), got " + wr.numSge());
+        }
+        if (WrOpcode.ATOMIC_WRITE == opcode)
+        {
+            return;
+        }
+        final int type = wr.flushType();
+        if (0 == type || 0 != (type & ~Flush.ALL_TYPES))
+        {
+            throw bad(index, wr, "FLUSH placement type 0x" + Integer.toHexString(type) + " must be GLOBAL, " +
+                "PERSISTENT or both (Flush.GLOBAL | Flush.PERSISTENT)");
+        }
+        if (Flush.RANGE != wr.flushLevel() && Flush.MR != wr.flushLevel())
+        {
+            throw bad(index, wr, "FLUSH selectivity level " + wr.flushLevel() + " must be Flush.RANGE (0) or " +
+                "Flush.MR (1)");
+        }
+        if (wr.flushLength() < 0 || wr.flushLength() > DeviceAttributes.MAX_MSG_SIZE)
+        {
+            throw bad(index, wr, "FLUSH length " + wr.flushLength() + " must be 0.." +
+                DeviceAttributes.MAX_MSG_SIZE + " (the port's max message size)");
         }
     }
 
@@ -554,7 +589,7 @@ public final class QueuePair
 
     private void checkInline(final SendWorkRequest wr, final int index, final WrOpcode opcode, final long total)
     {
-        if (opcode.isReadOrAtomic())
+        if (opcode.usesOrd() || WrOpcode.FLUSH == opcode)
         {
             throw bad(index, wr, "INLINE is not allowed with " + opcode + " (only SEND and RDMA WRITE carry " +
                 "inline data)");
