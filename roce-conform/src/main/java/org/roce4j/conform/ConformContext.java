@@ -1,7 +1,9 @@
 package org.roce4j.conform;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -44,6 +46,7 @@ public final class ConformContext
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[16384]);
     private final List<DutCompletion> completions = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private final Map<String, CapturedFrame> marks = new HashMap<>();
     private DutQp qp;
     private int cursor;
 
@@ -107,6 +110,53 @@ public final class ConformContext
         qp = dut().connect(rc, new PeerQp(peerAddress, PEER_QPN, PEER_PSN));
         settle();
         return qp;
+    }
+
+    /**
+     * Remember a frame under a name, for a later step (a checker that measures from it).
+     *
+     * @param name  the name.
+     * @param frame the frame.
+     * @return the frame.
+     */
+    public CapturedFrame mark(final String name, final CapturedFrame frame)
+    {
+        marks.put(name, frame);
+        return frame;
+    }
+
+    /**
+     * Remember the last frame the peer sent under a name.
+     *
+     * @param name the name.
+     */
+    public void markLastSent(final String name)
+    {
+        final List<CapturedFrame> frames = capture.frames();
+        for (int i = frames.size() - 1; i >= 0; i--)
+        {
+            if (Direction.TO_DUT == frames.get(i).direction())
+            {
+                marks.put(name, frames.get(i));
+                return;
+            }
+        }
+        throw new IllegalStateException("the peer has sent nothing to mark as " + name);
+    }
+
+    /**
+     * @param name a name given to {@link #mark} or {@link #markLastSent}.
+     * @return the frame.
+     * @throws IllegalStateException when no step marked it.
+     */
+    public CapturedFrame marked(final String name)
+    {
+        final CapturedFrame frame = marks.get(name);
+        if (null == frame)
+        {
+            throw new IllegalStateException("no frame was marked " + name);
+        }
+        return frame;
     }
 
     /**
