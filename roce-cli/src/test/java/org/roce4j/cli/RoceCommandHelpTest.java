@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping");
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "conform");
 
     @Test
     void theTopLevelHelpNamesEverySubcommandAndCutsNoSummaryShort()

@@ -3,6 +3,7 @@ package org.roce4j.conform;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import org.roce4j.conform.dut.DutCompletion;
@@ -82,7 +83,7 @@ public final class Steps
      */
     public static Step dropNext(final Direction direction, final FrameFilter filter, final int count)
     {
-        return rule(FrameRule.drop(direction, filter, count));
+        return rule(() -> FrameRule.drop(direction, filter, count));
     }
 
     /**
@@ -93,7 +94,7 @@ public final class Steps
      */
     public static Step duplicateNext(final Direction direction, final FrameFilter filter, final int count)
     {
-        return rule(FrameRule.duplicate(direction, filter, count));
+        return rule(() -> FrameRule.duplicate(direction, filter, count));
     }
 
     /**
@@ -106,7 +107,7 @@ public final class Steps
     public static Step delayNext(final Direction direction, final FrameFilter filter, final int count,
         final long delayNs)
     {
-        return rule(FrameRule.delay(direction, filter, count, delayNs));
+        return rule(() -> FrameRule.delay(direction, filter, count, delayNs));
     }
 
     /**
@@ -120,12 +121,13 @@ public final class Steps
     public static Step mutateNext(final Direction direction, final FrameFilter filter, final int count,
         final String name, final UnaryOperator<byte[]> mutation)
     {
-        return rule(FrameRule.mutate(direction, filter, count, name, mutation));
+        return rule(() -> FrameRule.mutate(direction, filter, count, name, mutation));
     }
 
-    private static Step rule(final FrameRule rule)
+    /** A rule counts down as it fires, so each run of the scenario gets a fresh one. */
+    private static Step rule(final Supplier<FrameRule> rule)
     {
-        return new Step(rule.toString(), ctx -> ctx.link().addRule(rule));
+        return new Step(rule.get().toString(), ctx -> ctx.link().addRule(rule.get()));
     }
 
     /**

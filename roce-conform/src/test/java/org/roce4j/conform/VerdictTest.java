@@ -128,6 +128,20 @@ class VerdictTest
     }
 
     @Test
+    void scenarioRunTwiceGetsFreshFaultRules()
+    {
+        final ScenarioRunner runner = new ScenarioRunner(VerdictTest::selfTestbed, PeerProfile.NONE);
+        final Scenario lostAck = Catalogue.named("requester.lost-ack-retransmit");
+
+        final ScenarioResult first = runner.run(lostAck);
+        final ScenarioResult second = runner.run(lostAck);
+
+        assertEquals(Verdict.PASS, first.verdict(), first.reason());
+        assertEquals(Verdict.PASS, second.verdict(), second.reason());
+        assertEquals("dropped", second.capture().frames().get(1).fault());
+    }
+
+    @Test
     void catalogueNamesAreUniqueAndEachNamesItsRule()
     {
         final List<Scenario> all = Catalogue.all();

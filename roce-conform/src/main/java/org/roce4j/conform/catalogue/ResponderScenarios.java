@@ -223,7 +223,7 @@ public final class ResponderScenarios
             .steps(Steps.connect(),
                 Steps.send("WRITE ONLY into the local-only region", ctx ->
                 {
-                    if (ctx.qp().restrictedRkey() < 0)
+                    if (0 == ctx.qp().restrictedLength())
                     {
                         throw new ConformSkip("the DUT exposes no region without remote access");
                     }

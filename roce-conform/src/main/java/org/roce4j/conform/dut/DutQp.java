@@ -15,8 +15,9 @@ import org.roce4j.transport.link.LinkAddress;
  * @param va             start of the DUT's remotely accessible region.
  * @param rkey           its R_Key.
  * @param length         its length, bytes.
- * @param restrictedVa   start of a region registered without remote access, or -1 when the DUT has none.
- * @param restrictedRkey its R_Key, or -1.
+ * @param restrictedVa     start of a region registered without remote access (when restrictedLength &gt; 0).
+ * @param restrictedRkey   its R_Key.
+ * @param restrictedLength its length, 0 when the DUT exposes no such region.
  * @param timeout        the DUT QP's local ACK timeout exponent (4.096 us x 2^timeout).
  * @param retryCount     its retry count.
  * @param minRnrTimer    its min_rnr_timer code (what its RNR NAKs must carry).
@@ -33,6 +34,7 @@ public record DutQp(
     int length,
     long restrictedVa,
     int restrictedRkey,
+    int restrictedLength,
     int timeout,
     int retryCount,
     int minRnrTimer,

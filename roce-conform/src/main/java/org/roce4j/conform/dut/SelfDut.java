@@ -153,7 +153,7 @@ public final class SelfDut implements Dut
         setup.toRts(qp, SQ_PSN, QpInfo.of(0, peer.qpn(), peer.psn(), LinkAddress.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow()));
         return new DutQp(type, ADDRESS, qp.qpNum(), SQ_PSN, Mtu.MTU_256.bytes(), region.iova(), region.rkey(),
-            REGION_BYTES, restricted.iova(), restricted.rkey(), TIMEOUT, QpSetup.DEFAULT_RETRY, MIN_RNR_TIMER,
+            REGION_BYTES, restricted.iova(), restricted.rkey(), RESTRICTED_BYTES, TIMEOUT, QpSetup.DEFAULT_RETRY, MIN_RNR_TIMER,
             setup.qkey());
     }
 
