@@ -16,6 +16,7 @@ import org.roce4j.conform.Side;
 import org.roce4j.conform.Verdict;
 import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.SelfDut;
+import org.roce4j.conform.file.ScenarioFile;
 import org.roce4j.conform.report.ReportWriter;
 import org.roce4j.conform.report.TerminalTable;
 import org.roce4j.transport.link.LinkSpecs;
@@ -65,6 +66,10 @@ public final class ConformCommand implements Callable<Integer>
         description = "run only these scenarios (names as --list prints them)")
     private List<String> scenarios = new ArrayList<>();
 
+    @Option(names = "--file", paramLabel = "FILE", arity = "1..*",
+        description = "run the scenarios of these YAML files instead of the catalogue (format in docs/conform.md)")
+    private List<Path> files = new ArrayList<>();
+
     @Option(names = "--profile", paramLabel = "PROFILE", defaultValue = "none",
         description = "what the DUT is, so its documented departures are DEVIATION, not FAIL: rxe, connectx or " +
             "none (default: none)")
@@ -104,6 +109,10 @@ public final class ConformCommand implements Callable<Integer>
         catch (final IllegalArgumentException ex)
         {
             throw new ParameterException(spec.commandLine(), ex.getMessage());
+        }
+        catch (final IOException ex)
+        {
+            throw new ParameterException(spec.commandLine(), "cannot read a scenario file: " + ex.getMessage());
         }
         if (list)
         {
@@ -158,8 +167,17 @@ public final class ConformCommand implements Callable<Integer>
         return results.stream().anyMatch(r -> Verdict.FAIL == r.verdict()) ? EXIT_FAIL : 0;
     }
 
-    private List<Scenario> select()
+    private List<Scenario> select() throws IOException
     {
+        if (!files.isEmpty())
+        {
+            final List<Scenario> out = new ArrayList<>();
+            for (final Path file : files)
+            {
+                out.add(ScenarioFile.load(file));
+            }
+            return out;
+        }
         if (!scenarios.isEmpty())
         {
             final List<Scenario> out = new ArrayList<>();

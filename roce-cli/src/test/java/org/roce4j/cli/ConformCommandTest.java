@@ -98,6 +98,36 @@ class ConformCommandTest
     }
 
     @Test
+    void fileRunsTheScenariosOfYamlFiles(@TempDir final Path dir) throws Exception
+    {
+        final Path good = dir.resolve("good.yaml");
+        Files.writeString(good, String.join("\n",
+            "name: responder.zero-length-file",
+            "side: responder",
+            "rule: {section: C9-88, paraphrase: a zero-length WRITE needs no valid R_Key}",
+            "steps:",
+            "  - connect: rc",
+            "  - send: {opcode: RC_RDMA_WRITE_ONLY, psn: 0, ack_req: true, reth: {rkey: flipped, dma_length: 0}}",
+            "  - expect: {ack: true, psn: 0, within_us: 1000}", ""));
+        final Path wrong = dir.resolve("wrong.yaml");
+        Files.writeString(wrong, Files.readString(good).replace("zero-length-file", "wrong-file")
+            .replace("{ack: true", "{nak: INVALID_REQUEST"));
+        final Path broken = dir.resolve("broken.yaml");
+        Files.writeString(broken, "name: responder.broken\nside: responder\n");
+
+        final Cli.Result pass = Cli.run("conform", "--self", "--file", good.toString());
+        final Cli.Result fail = Cli.run("conform", "--self", "--file", good.toString(), wrong.toString());
+        final Cli.Result usage = Cli.run("conform", "--self", "--file", broken.toString());
+
+        assertEquals(0, pass.exitCode(), pass.out() + pass.err());
+        assertTrue(pass.out().contains("1 scenarios: 1 PASS"), pass.out());
+        assertEquals(ConformCommand.EXIT_FAIL, fail.exitCode(), fail.out());
+        assertTrue(fail.out().contains("2 scenarios: 1 PASS, 1 FAIL"), fail.out());
+        assertEquals(ConformCommand.EXIT_USAGE, usage.exitCode());
+        assertTrue(usage.err().contains(broken + ": missing 'rule'"), usage.err());
+    }
+
+    @Test
     void anyFailMakesExitCodeOne()
     {
         final Scenario failing = Scenario.builder("responder.always-fails").side(Side.RESPONDER)
