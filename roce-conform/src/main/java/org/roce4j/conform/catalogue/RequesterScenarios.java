@@ -44,7 +44,7 @@ public final class RequesterScenarios
      */
     public static List<Scenario> all()
     {
-        return List.of(lostAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity());
+        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity());
     }
 
     private static Scenario.Builder requester(final String name)
@@ -91,6 +91,30 @@ public final class RequesterScenarios
                     ctx.marked("original").index(), ctx.qp().localAckTimeoutNs())),
                 ackOf("the WRITE", 0),
                 Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario lateAck()
+    {
+        return requester("late-ack-after-retransmit")
+            .rule("9.7.5.1.2", "an ACK that arrives after its request was retransmitted completes the request once; " +
+                "the ACK of the retransmission is a harmless duplicate")
+            .summary("WRITE, its ACK delayed 2 local ACK timeouts, the retransmission ACKed too")
+            .steps(Steps.connect(), write(1, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                new Step("delay the next ACK by 2 local ACK timeouts", ctx -> ctx.link().addRule(FrameRule.delay(
+                    Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_ACKNOWLEDGE), 1,
+                    2 * ctx.qp().localAckTimeoutNs()))),
+                ackOf("the WRITE (delayed)", 0),
+                new Step("expect the retransmission within 2 local ACK timeouts", ctx -> ctx.expect(
+                    FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 2 * ctx.qp().localAckTimeoutNs())),
+                new Step("wait until the delayed ACK has arrived", ctx -> ctx.advance(
+                    2 * ctx.qp().localAckTimeoutNs())),
+                ackOf("the retransmitted WRITE", 0),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.verify("completed once", ctx -> Checks.equal("completions of wr_id 1", 1,
+                    ctx.completions().stream().filter(c -> 1 == c.wrId()).count())),
+                Steps.qpAlive())
             .build();
     }
 
