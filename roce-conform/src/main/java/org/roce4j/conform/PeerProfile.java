@@ -17,10 +17,7 @@ public enum PeerProfile
     RXE(Map.of(
         "requester.ghost-ack-ignored",
         "rxe's completer takes an ACK for a PSN it never sent as acknowledging every earlier WQE (rxe_comp.c " +
-            "check_psn has no upper bound)",
-        "congestion.cnp-harmless",
-        "rxe does not implement ECN/CNP: opcode 0x81 fails its opcode-class check and is dropped (harmless, " +
-            "but uncounted)")),
+            "check_psn has no upper bound)")),
     /**
      * NVIDIA ConnectX (mlx5). No deviation is documented in this catalogue yet; the profile exists so reports name
      * the DUT kind, and entries are added as captures show them.

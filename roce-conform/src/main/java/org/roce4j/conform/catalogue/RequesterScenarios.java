@@ -44,7 +44,8 @@ public final class RequesterScenarios
      */
     public static List<Scenario> all()
     {
-        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity());
+        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity(),
+            readResponseTooLong());
     }
 
     private static Scenario.Builder requester(final String name)
@@ -227,6 +228,22 @@ public final class RequesterScenarios
                     b -> b.aeth().syndrome(ACK).msn(1))),
                 Steps.completion(1, WcStatus.SUCCESS),
                 Steps.check("payload integrity", ctx -> Checkers.payloadIntegrity(ctx, 0, readData(ctx))))
+            .build();
+    }
+
+    static Scenario readResponseTooLong()
+    {
+        return requester("read-response-too-long")
+            .rule("9.9.2", "a READ response carrying more data than the READ asked for is a bad response: the READ " +
+                "completes in error and the QP goes to the error state")
+            .summary("READ of 64 bytes answered with a READ RESPONSE ONLY of 128")
+            .steps(Steps.connect(),
+                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
+                Steps.send("READ RESPONSE ONLY of 128 bytes", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY,
+                    sq(ctx, 0), Frames.pattern(128, 6), b -> b.aeth().syndrome(ACK).msn(1))),
+                Steps.completion(1, WcStatus.BAD_RESP_ERR),
+                Steps.qpInError())
             .build();
     }
 }

@@ -44,7 +44,7 @@ public final class ResponderScenarios
     {
         return List.of(psnSequenceError(), duplicateWrite(), duplicateSend(), duplicateRead(),
             duplicateReadShorter(), duplicateAtomic(), invalidRkey(), outsideMr(), mrWithoutRemoteRight(),
-            zeroLengthWriteBadRkey(), middleWithoutFirst(), firstAfterFirst(), firstNotPathMtu(),
+            zeroLengthWriteBadRkey(), middleWithoutFirst(), firstAfterFirst(), firstNotPathMtu(), lastLongerThanMtu(),
             sendLongerThanReceive(), sendWithoutReceive(), unalignedAtomic(), badIcrc(), wrongPkey(), tverNotZero(),
             wrongDestinationIp(), udWrongQkey());
     }
@@ -290,6 +290,22 @@ public final class ResponderScenarios
                 Steps.send("short WRITE FIRST", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_FIRST, PEER_PSN,
                     Frames.pattern(100, 4), ctx.qp().va(), ctx.qp().rkey(), 2L * ctx.qp().pathMtuBytes(), true)),
                 expectNak(NakCode.INVALID_REQUEST, PEER_PSN))
+            .build();
+    }
+
+    static Scenario lastLongerThanMtu()
+    {
+        return responder("last-longer-than-mtu")
+            .rule("9.7.5.1.1 / C9-94", "a LAST packet carries 1 to path MTU bytes: a longer one gets NAK invalid " +
+                "request")
+            .summary("WRITE FIRST of one path MTU (RETH length 2 x MTU + 4), then a LAST of path MTU + 4 bytes")
+            .steps(Steps.connect(),
+                Steps.send("WRITE FIRST, RETH length 2 x MTU + 4", ctx -> Frames.write(ctx,
+                    Opcode.RC_RDMA_WRITE_FIRST, PEER_PSN, Frames.pattern(ctx.qp().pathMtuBytes(), 3), ctx.qp().va(),
+                    ctx.qp().rkey(), 2L * ctx.qp().pathMtuBytes() + 4, false)),
+                Steps.send("WRITE LAST of path MTU + 4 bytes", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_LAST,
+                    psn(1), Frames.pattern(ctx.qp().pathMtuBytes() + 4, 5), 0, 0, 0, true)),
+                expectNak(NakCode.INVALID_REQUEST, psn(1)))
             .build();
     }
 
