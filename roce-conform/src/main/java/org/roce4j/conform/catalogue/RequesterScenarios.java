@@ -45,7 +45,7 @@ public final class RequesterScenarios
     public static List<Scenario> all()
     {
         return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity(),
-            readResponseTooLong());
+            readResponseTooLong(), impliedNak());
     }
 
     private static Scenario.Builder requester(final String name)
@@ -244,6 +244,35 @@ public final class RequesterScenarios
                     sq(ctx, 0), Frames.pattern(128, 6), b -> b.aeth().syndrome(ACK).msn(1))),
                 Steps.completion(1, WcStatus.BAD_RESP_ERR),
                 Steps.qpInError())
+            .build();
+    }
+
+    static Scenario impliedNak()
+    {
+        return requester("implied-nak-read")
+            .rule("9.7.5.1.2", "an ACK for a PSN after a READ that got no response is an implied NAK: the requester " +
+                "resends from the READ")
+            .summary("READ then WRITE; the WRITE is ACKed, the READ never answered; the READ and the WRITE come again")
+            .steps(Steps.connect(),
+                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                write(2, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                new Step("peer ACKs the WRITE only", ctx ->
+                {
+                    ctx.send(Frames.ack(ctx, sq(ctx, 1), ACK, 2));
+                    ctx.markLastSent("ack");
+                }),
+                // At once, not after the local ACK timeout: a retransmission on timeout would hide a DUT that
+                // ignores the implied NAK.
+                new Step("expect the READ request again within 1 ms", ctx -> Checks.equal("resent READ PSN",
+                    sq(ctx, 0), ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()).psn())),
+                Steps.check("go-back-N from the READ", ctx -> Checkers.goBackN(ctx.capture(),
+                    ctx.marked("ack").index(), sq(ctx, 0))),
+                Steps.send("READ RESPONSE ONLY", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 0),
+                    Frames.pattern(64, 8), b -> b.aeth().syndrome(ACK).msn(1))),
+                ackOf("the WRITE again", 1),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.completion(2, WcStatus.SUCCESS))
             .build();
     }
 }
