@@ -53,8 +53,8 @@ class ReadmeTest
                 published.add(module);
             }
         }
-        assertEquals(List.of("roce-wire", "roce-transport", "roce-links", "roce-verbs", "roce-cm", "roce-cli", "roce-testcontainers"),
-            published);
+        assertEquals(List.of("roce-wire", "roce-transport", "roce-links", "roce-verbs", "roce-cm", "roce-conform",
+            "roce-cli", "roce-testcontainers"), published);
         final String bom = Files.readString(ROOT.resolve("roce4j-bom/pom.xml"));
         assertEquals(version, first(bom, "<artifactId>roce4j-bom</artifactId>\\s*<version>([^<]+)</version>"),
             "the BOM's version is the reactor's");

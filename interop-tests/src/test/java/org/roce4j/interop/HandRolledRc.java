@@ -12,7 +12,6 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.tunnel.TunnelLink;
-import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
 import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Icrc;
@@ -22,6 +21,7 @@ import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.AethHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -109,7 +109,7 @@ final class HandRolledRc
     {
         link.resolve(peerIp);
         final long deadlineNs = System.nanoTime() + timeout.toNanos();
-        while (TunnelLinkConfig.NO_MAC == link.resolvedMac(peerIp))
+        while (Mac.NONE == link.resolvedMac(peerIp))
         {
             pumpOnce(deadlineNs, "ARP for " + Ipv4Header.addressToString(peerIp));
         }

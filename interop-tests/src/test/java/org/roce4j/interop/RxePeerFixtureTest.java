@@ -17,7 +17,7 @@ import org.roce4j.testcontainers.RxePeerOptions;
 import org.roce4j.testcontainers.RxeReady;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -50,7 +50,7 @@ class RxePeerFixtureTest
     {
         final RxeReady ready = peer.ready();
         assertEquals(Ipv4Header.parseAddress("10.77.0.2"), ready.ip());
-        assertEquals(EthernetHeader.parseMac("52:54:00:4d:00:02"), ready.mac(), "run-vm.sh's MAC from the IP");
+        assertEquals(Mac.parse("52:54:00:4d:00:02"), ready.mac(), "run-vm.sh's MAC from the IP");
         assertEquals(1500, ready.mtu());
         assertEquals(1024, ready.activeMtu());
         assertArrayEquals(PingpongDest.ipv4MappedGid(ready.ip()), ready.ipv4Gid());

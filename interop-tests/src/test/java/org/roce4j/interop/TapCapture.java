@@ -19,6 +19,7 @@ import org.pcap4j.core.PcapHandle;
 import org.pcap4j.core.PcapNativeException;
 import org.pcap4j.core.PcapNetworkInterface;
 import org.pcap4j.core.PcapStat;
+import org.roce4j.transport.link.pcap.PcapReaderThread;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Operation;
 import org.roce4j.wire.RoceFrameParser;
@@ -172,27 +173,7 @@ final class TapCapture implements AutoCloseable
             return summary;
         }
         running = false;
-        boolean interrupted = false;
-        while (reader.isAlive())
-        {
-            try
-            {
-                handle.breakLoop();
-                reader.join(READ_TIMEOUT_MS);
-            }
-            catch (final NotOpenException ex)
-            {
-                break;
-            }
-            catch (final InterruptedException ex)
-            {
-                interrupted = true;
-            }
-        }
-        if (interrupted)
-        {
-            Thread.currentThread().interrupt();
-        }
+        PcapReaderThread.stop(handle, reader, READ_TIMEOUT_MS);
         long drops = 0;
         try
         {

@@ -20,7 +20,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
 import org.pcap4j.core.Pcaps;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -97,7 +97,7 @@ public final class TapNetwork implements AutoCloseable
         this.name = name;
         this.hostCidr = hostCidr;
         this.hostIpv4 = Ipv4Header.parseAddress(hostCidr.substring(0, hostCidr.indexOf('/')));
-        this.tapMac = macFor(hostIpv4);
+        this.tapMac = Mac.ofIpv4(hostIpv4);
         this.mtu = mtu;
     }
 
@@ -171,7 +171,7 @@ public final class TapNetwork implements AutoCloseable
             "net.ipv6.conf.default.disable_ipv6=1", "net.ipv4.ip_forward=0", "net.ipv4.conf.all.forwarding=0",
             "net.ipv4.conf.default.forwarding=0")).toArray(new String[0]));
         ip("tuntap", "add", "dev", TAP, "mode", "tap");
-        ip("link", "set", TAP, "address", EthernetHeader.macToString(tapMac), "mtu", Integer.toString(mtu));
+        ip("link", "set", TAP, "address", Mac.toString(tapMac), "mtu", Integer.toString(mtu));
         ip("addr", "add", hostCidr, "dev", TAP);
         // Administratively up now; the carrier comes when QEMU attaches.
         ip("link", "set", TAP, "up");
@@ -215,18 +215,6 @@ public final class TapNetwork implements AutoCloseable
     public int mtu()
     {
         return mtu;
-    }
-
-    /**
-     * The MAC this class gives an address on the segment: {@code 02:00:} (locally administered, unicast) followed by
-     * the four bytes of the address.
-     *
-     * @param ipv4 the address.
-     * @return the MAC in the low 48 bits.
-     */
-    public static long macFor(final int ipv4)
-    {
-        return 0x0200_0000_0000L | (ipv4 & 0xFFFF_FFFFL);
     }
 
     /**

@@ -5,7 +5,7 @@ import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,7 +39,7 @@ class TapPingpongWithRxeTest
     /** The pcap link's own address: on the tap's subnet, not the kernel's. */
     private static final String PCAP_IP = "10.98.0.3";
     /** The pcap link's own MAC in {@link #pcapLinkWithItsOwnMac}: locally administered, made from its address. */
-    private static final long PCAP_MAC = TapNetwork.macFor(Ipv4Header.parseAddress(PCAP_IP));
+    private static final long PCAP_MAC = Mac.ofIpv4(Ipv4Header.parseAddress(PCAP_IP));
 
     private RxePeer peer;
 
@@ -58,7 +58,7 @@ class TapPingpongWithRxeTest
     void pcapLinkWithItsOwnMac(final int size, final String role) throws IOException
     {
         final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP + ",mac=" +
-            EthernetHeader.macToString(PCAP_MAC);
+            Mac.toString(PCAP_MAC);
         checkPcapRun(run("pcap-ownmac-" + size + "-" + role, spec, PCAP_IP, size, role), PCAP_MAC);
     }
 
@@ -93,7 +93,7 @@ class TapPingpongWithRxeTest
         assertEquals(0, outcome.netns("Udp.InDatagrams") + outcome.netns("Udp.NoPorts"),
             "UDP datagrams reached the namespace's kernel: " + context);
         final String neighbour = peer.runOk("ip neigh show " + PCAP_IP + " dev eth0");
-        assertTrue(neighbour.contains("lladdr " + EthernetHeader.macToString(linkMac)),
+        assertTrue(neighbour.contains("lladdr " + Mac.toString(linkMac)),
             "the guest's neighbour entry for the pcap link: " + neighbour);
     }
 }

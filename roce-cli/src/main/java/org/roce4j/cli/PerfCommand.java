@@ -31,7 +31,6 @@ import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.verbs.DeviceOptions;
@@ -69,8 +68,6 @@ public final class PerfCommand implements Callable<Integer>
     static final int EXIT_FAILURE = 1;
     /** Backoff of the polling thread when nothing happens: spin, yield, then park 1 us growing to 100 us. */
     private static final long MAX_PARK_NS = 100_000;
-    /** The in-process server's address on the memory fabric. */
-    private static final String SERVER_IP = "192.168.77.1";
 
     /** Test seam: sees the in-process server's fabric port before the run starts (to make the server die). */
     Consumer<MemoryLink> inProcessServerPort = port -> {};
@@ -122,7 +119,8 @@ public final class PerfCommand implements Callable<Integer>
     private int mtu;
 
     @Option(names = {"-x", "--gid-index"}, paramLabel = "index", description = "GID index (default: the " +
-        "IPv4-mapped GID, 1 on roce4j and rxe)")
+        "first IPv4-mapped GID, 1 on roce4j and rxe; as on rxe: 0 the link-local IPv6 GID, then one per IPv4 " +
+        "address, then each global IPv6 address)")
     private Integer gidIndex;
 
     @Option(names = {"-c", "--connection"}, paramLabel = "RC|UC|UD", description = "connection type (default RC)")
@@ -182,6 +180,9 @@ public final class PerfCommand implements Callable<Integer>
         "later run perftest's parameter negotiation with roce4j", defaultValue = PerftestVersion.LOCAL)
     private String perftestVersion;
 
+    @Mixin
+    private CcOptions cc;
+
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
 
@@ -207,6 +208,7 @@ public final class PerfCommand implements Callable<Integer>
         try
         {
             final PerfSettings settings = settings();
+            link.check();
             if (link.isMemory())
             {
                 return runInProcess(settings, out, err);
@@ -215,7 +217,7 @@ public final class PerfCommand implements Callable<Integer>
             {
                 HostNames.resolveServer(server, port);
             }
-            try (Link opened = link.open();
+            try (Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
@@ -242,6 +244,10 @@ public final class PerfCommand implements Callable<Integer>
             err.println("roce perf: " + ex.getMessage());
             err.flush();
             return EXIT_FAILURE;
+        }
+        finally
+        {
+            link.report(err);
         }
     }
 
@@ -286,7 +292,12 @@ public final class PerfCommand implements Callable<Integer>
             return () -> PerftestRdmaCmChannel.connect(cm, address, timeout, Duration.ZERO);
         }
         // rdma_listen(num_of_qps) in perftest; here the exchange's request comes to the same listener as well.
-        final RdmaCmId listener = cm.createId().listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
+        final RdmaCmId listener = cm.createId();
+        if (cc.hasTrafficClass())
+        {
+            listener.tos(cc.trafficClass());
+        }
+        listener.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), port),
             qps + 1);
         return () ->
         {
@@ -309,7 +320,7 @@ public final class PerfCommand implements Callable<Integer>
     private DeviceOptions deviceOptions()
     {
         final DeviceOptions options = DeviceOptions.dedicated();
-        return spin ? options : options.backoff();
+        return cc.apply(spin ? options : options.backoff());
     }
 
     private IdleStrategy idleStrategy()
@@ -336,7 +347,9 @@ public final class PerfCommand implements Callable<Integer>
             .txDepth(null == txDepth ? -1 : txDepth).rxDepth(null == rxDepth ? -1 : rxDepth)
             .cqMod(null == cqMod ? -1 : cqMod).atomicType(parseAtomic(atomicType)).reportGbits(reportGbits)
             .duplex(bidirectional).noPeak(noPeak).outReads(outReads).qpTimeout(qpTimeout).serviceLevel(sl)
-            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).perftestVersion(perftestVersion).build();
+            .json(json).rdmaCm(rdmaCm).timeoutMs(timeoutMs).perftestVersion(perftestVersion)
+            .trafficClass(cc.hasTrafficClass() ? cc.trafficClass() : -1).build();
+        cc.congestionControl();
         settings.resolve(org.roce4j.verbs.DeviceAttributes.MAX_QP_RD_ATOM);
         return settings;
     }
@@ -414,9 +427,11 @@ public final class PerfCommand implements Callable<Integer>
         }
         final int linkMtu = 1500 + (mtu > 1024 ? 7500 : 0);
         final MemoryFabric fabric = new MemoryFabric();
-        final MemoryLink serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
-        inProcessServerPort.accept(serverLink);
-        final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", "192.168.77.2"), linkMtu);
+        final MemoryLink serverPort = fabric.attach(InProcessPorts.SERVER, linkMtu);
+        inProcessServerPort.accept(serverPort);
+        final Link serverLink = link.decorate(serverPort, false, err);
+        final Link clientLink = link.decorate(fabric.attach(InProcessPorts.CLIENT,
+            linkMtu), true, err);
         if (rdmaCm)
         {
             return runInProcessRdmaCm(settings, serverLink, clientLink, out, err);
@@ -500,7 +515,8 @@ public final class PerfCommand implements Callable<Integer>
             RdmaCm cm = RdmaCm.open(device))
         {
             awaitListening(listening);
-            outcomes[0] = new PerfRun(device, settings.copy().server(SERVER_IP), rdmaCmConnector(cm, SERVER_IP),
+            outcomes[0] = new PerfRun(device, settings.copy().server(InProcessPorts.SERVER_IP),
+                rdmaCmConnector(cm, InProcessPorts.SERVER_IP),
                 null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
             printCounters(device, err);
         }

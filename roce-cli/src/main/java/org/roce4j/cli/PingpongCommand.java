@@ -18,7 +18,6 @@ import org.roce4j.cli.pingpong.PingpongSettings;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.ProgressGroup;
@@ -52,16 +51,15 @@ public final class PingpongCommand implements Callable<Integer>
 {
     /** ibv_*_pingpong return 1 on every error. */
     static final int EXIT_FAILURE = 1;
-    /** The in-process server's address on the memory fabric. */
-    private static final String SERVER_IP = "192.168.77.1";
-    /** The in-process client's address on the memory fabric. */
-    private static final String CLIENT_IP = "192.168.77.2";
 
     @Spec
     private CommandSpec spec;
 
     @Mixin
     private LinkOption link;
+
+    @Mixin
+    private CcOptions cc;
 
     @Parameters(arity = "0..1", paramLabel = "server", description = "connect to the server at this host")
     private String server;
@@ -98,7 +96,8 @@ public final class PingpongCommand implements Callable<Integer>
     private boolean events;
 
     @Option(names = {"-g", "--gid-idx"}, paramLabel = "gid index", description = "local port gid index (RoCE needs " +
-        "one: 1 is the IPv4 address; --link memory uses 1 when none is given)")
+        "one; as on rxe: 0 the link-local IPv6 GID, then one per IPv4 address, then each global IPv6 address, so 1 " +
+        "is the first IPv4 address; --link memory uses 1 when none is given)")
     private int gidIndex = -1;
 
     @Option(names = {"-c", "--chk"}, description = "validate received buffer")
@@ -133,14 +132,15 @@ public final class PingpongCommand implements Callable<Integer>
         try
         {
             final PingpongSettings settings = settings();
+            link.check();
             if (link.isMemory())
             {
-                return runInProcess(settings, out);
+                return runInProcess(settings, out, err);
             }
             if (null != server)
             {
                 HostNames.resolveServer(server, port);
-                try (Link opened = link.open();
+                try (Link opened = link.open(err);
                     RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
                 {
                     new Pingpong(device, settings, out, null).run();
@@ -148,7 +148,7 @@ public final class PingpongCommand implements Callable<Integer>
                 }
             }
             try (ServerSocket listener = TcpListener.bind(port);
-                Link opened = link.open();
+                Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 new Pingpong(device, settings, out, listener).run();
@@ -162,6 +162,10 @@ public final class PingpongCommand implements Callable<Integer>
             err.flush();
             return EXIT_FAILURE;
         }
+        finally
+        {
+            link.report(err);
+        }
     }
 
 
@@ -172,7 +176,7 @@ public final class PingpongCommand implements Callable<Integer>
     private DeviceOptions deviceOptions()
     {
         final DeviceOptions options = DeviceOptions.dedicated();
-        return spin ? options : options.backoff();
+        return cc.apply(spin ? options : options.backoff());
     }
 
     private PingpongSettings settings()
@@ -211,7 +215,8 @@ public final class PingpongCommand implements Callable<Integer>
         }
         final PingpongSettings settings = new PingpongSettings().transport(type).server(server).port(port)
             .mtu(Mtu.fromBytes(mtu)).rxDepth(rxDepth).iterations(iters).serviceLevel(sl).events(events)
-            .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs);
+            .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs).trafficClass(cc.trafficClass());
+        cc.congestionControl();
         if (null != size)
         {
             if (size < 0)
@@ -233,7 +238,8 @@ public final class PingpongCommand implements Callable<Integer>
      * (6.7 to 42 ms per iteration instead of the tens of microseconds {@code roce perf send_lat} shows). The memory
      * fabric needs no ARP, so nothing is lost while a side is busy in the exchange: its frames wait in its ring.
      */
-    private int runInProcess(final PingpongSettings settings, final PrintWriter out) throws IOException
+    private int runInProcess(final PingpongSettings settings, final PrintWriter out, final PrintWriter err)
+        throws IOException
     {
         if (null != server)
         {
@@ -249,8 +255,10 @@ public final class PingpongCommand implements Callable<Integer>
         try (MemoryFabric fabric = new MemoryFabric();
             ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            final Link serverLink = fabric.attach(LinkAddress.of("02:00:00:00:00:01", SERVER_IP), linkMtu);
-            final Link clientLink = fabric.attach(LinkAddress.of("02:00:00:00:00:02", CLIENT_IP), linkMtu);
+            final Link serverLink = link.decorate(fabric.attach(InProcessPorts.SERVER,
+                linkMtu), false, err);
+            final Link clientLink = link.decorate(fabric.attach(InProcessPorts.CLIENT,
+                linkMtu), true, err);
             // Waits go through each group's idle strategy (as -e does), spinning only with --spin.
             settings.events(true);
             final CompletableFuture<Void> serverRun = CompletableFuture.runAsync(() ->
@@ -294,7 +302,7 @@ public final class PingpongCommand implements Callable<Integer>
     {
         final ProgressGroup group = new ProgressGroup(spin ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(100, 10, 1_000, 100_000));
-        return DeviceOptions.invoker().progressGroup(group);
+        return cc.apply(DeviceOptions.invoker().progressGroup(group));
     }
 
     private static void awaitServer(final CompletableFuture<Void> serverRun, final long timeoutMs) throws IOException

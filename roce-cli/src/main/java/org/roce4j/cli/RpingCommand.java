@@ -16,7 +16,6 @@ import org.roce4j.cli.rping.Rping;
 import org.roce4j.cli.rping.RpingSettings;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
@@ -52,8 +51,6 @@ public final class RpingCommand implements Callable<Integer>
     static final int EXIT_EINVAL = 22;
     /** rping's exit code when getaddrinfo fails: EAI_NONAME (-2) as an exit status. */
     static final int EXIT_EAI_NONAME = 254;
-    private static final String MEMORY_SERVER_IP = "192.168.77.1";
-    private static final String MEMORY_CLIENT_IP = "192.168.77.2";
 
     @Spec
     private CommandSpec spec;
@@ -65,7 +62,7 @@ public final class RpingCommand implements Callable<Integer>
     private boolean client;
 
     @Option(names = "-a", paramLabel = "addr", description = "address: the server's (client), to bind (server; " +
-        "default any)")
+        "default any); with --link memory the in-process server's, 192.168.77.1 (default) or fd00:77::1")
     private String address;
 
     @Option(names = "-I", paramLabel = "addr", description = "source address to bind to for the client (must be " +
@@ -99,6 +96,9 @@ public final class RpingCommand implements Callable<Integer>
 
     @Mixin
     private LinkOption link;
+
+    @Mixin
+    private CcOptions cc;
 
     @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
         "wait as long as rping would)")
@@ -136,14 +136,30 @@ public final class RpingCommand implements Callable<Integer>
         {
             return EXIT_EINVAL;
         }
-        if (link.isMemory())
+        try
         {
-            return runInProcess(settings, out, err);
+            link.check();
         }
+        catch (final IllegalArgumentException ex)
+        {
+            return invalid(err, ex);
+        }
+        try
+        {
+            return link.isMemory() ? runInProcess(settings, out, err) : runOnLink(settings, out, err);
+        }
+        finally
+        {
+            link.report(err);
+        }
+    }
+
+    private int runOnLink(final RpingSettings settings, final PrintWriter out, final PrintWriter err)
+    {
         final Link opened;
         try
         {
-            opened = link.open();
+            opened = link.open(err);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -154,7 +170,7 @@ public final class RpingCommand implements Callable<Integer>
             return fail(err, ex);
         }
         try (opened;
-            RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
+            RdmaDevice device = RdmaDevice.open(opened, cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm cm = RdmaCm.open(device))
         {
             checkSource(device);
@@ -229,8 +245,10 @@ public final class RpingCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("roce rping: the client needs -a <server address>");
         }
+        cc.congestionControl();
         return new RpingSettings().server(server).address(resolved).port(port).count(count).size(size)
-            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs);
+            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs)
+            .trafficClass(cc.hasTrafficClass() ? cc.trafficClass() : -1);
     }
 
     private void checkSource(final RdmaDevice device) throws UnknownHostException
@@ -263,6 +281,9 @@ public final class RpingCommand implements Callable<Integer>
         out.println("\t-P\t\tpersistent server mode allowing multiple connections");
         out.println("\t-q\t\tuse self-created, self-modified QP");
         out.println("\t--link SPEC\troce4j: " + LinkOption.DESCRIPTION);
+        out.println("\t--faults RULES\troce4j: " + LinkOption.FAULTS_DESCRIPTION);
+        out.println("\t--pcap FILE\troce4j: " + LinkOption.PCAP_DESCRIPTION);
+        out.println("\t--trace\t\troce4j: " + LinkOption.TRACE_DESCRIPTION);
         out.flush();
     }
 
@@ -276,8 +297,9 @@ public final class RpingCommand implements Callable<Integer>
     {
         if (server || client || 0 == count)
         {
-            err.println("roce rping: --link memory runs the client (" + MEMORY_CLIENT_IP + ") and the server (" +
-                MEMORY_SERVER_IP + ") both in this process" + (server || client ? "; -s/-c select nothing here" : "") +
+            err.println("roce rping: --link memory runs the client (" + InProcessPorts.CLIENT_IP +
+                ") and the server (" + InProcessPorts.SERVER_IP + ") both in this process" +
+                (server || client ? "; -s/-c select nothing here" : "") +
                 (0 == count ? "; without -C it pings until interrupted" + (verbose ? "" : " (-v shows each ping)") :
                     "") + ". For a peer elsewhere give --link udp:IP (or tunnel:, pcap:).");
             err.flush();
@@ -286,23 +308,26 @@ public final class RpingCommand implements Callable<Integer>
         final StringWriter serverText = new StringWriter();
         final PrintWriter serverOut = new PrintWriter(serverText, true);
         try (fabric;
-            RdmaDevice serverDevice = RdmaDevice.open(
-                fabric.attach(LinkAddress.of("02:00:00:00:00:01", MEMORY_SERVER_IP), 1500),
-                DeviceOptions.dedicated().backoff());
+            RdmaDevice serverDevice = RdmaDevice.open(link.decorate(
+                fabric.attach(InProcessPorts.SERVER, 1500), false, err),
+                cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm serverCm = RdmaCm.open(serverDevice);
-            RdmaDevice clientDevice = RdmaDevice.open(
-                fabric.attach(LinkAddress.of("02:00:00:00:00:02", MEMORY_CLIENT_IP), 1500),
-                DeviceOptions.dedicated().backoff());
+            RdmaDevice clientDevice = RdmaDevice.open(link.decorate(
+                fabric.attach(InProcessPorts.CLIENT, 1500), true, err),
+                cc.apply(DeviceOptions.dedicated().backoff()));
             RdmaCm clientCm = RdmaCm.open(clientDevice))
         {
-            final RpingSettings serverSettings = settings.copy().server(true).address(null);
+            // With -a the server binds that address of its port (192.168.77.1 or fd00:77::1) and the client
+            // connects to it, so -a fd00:77::1 runs the CM and the pings over IPv6.
+            final InetAddress given = null == address ? null : HostNames.resolve(address);
+            final RpingSettings serverSettings = settings.copy().server(true).address(given);
             final CountDownLatch listening = new CountDownLatch(1);
             final CompletableFuture<Integer> serverRun = CompletableFuture.supplyAsync(
                 () -> new Rping(serverCm, serverSettings, serverOut, serverOut).onListening(listening::countDown)
                     .run());
             awaitListening(listening, serverRun);
             final int clientExit = new Rping(clientCm, settings.copy().server(false)
-                .address(InetAddress.getByName(MEMORY_SERVER_IP)), out, err).run();
+                .address(null != given ? given : InetAddress.getByName(InProcessPorts.SERVER_IP)), out, err).run();
             final int serverExit;
             try
             {

@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.roce4j.transport.link.memory.FaultRule;
+import org.roce4j.transport.link.fault.FaultRule;
 import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -13,11 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The help texts are complete and true (issue 16): the top-level description names every subcommand, no summary is
- * cut off mid-sentence, and every help that has --link says it defaults to memory and lists every link form.
+ * cut off mid-sentence, and every help that has --link says it defaults to memory and lists every link form, and
+ * offers --faults, --pcap and --trace.
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping");
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "incast", "devinfo",
+        "gids", "conform");
 
     @Test
     void theTopLevelHelpNamesEverySubcommandAndCutsNoSummaryShort()
@@ -46,7 +48,7 @@ class RoceCommandHelpTest
     {
         final String[] forms = LinkSpecs.FORMS.split(" \\| ");
         assertEquals(4, forms.length);
-        for (final String name : List.of("pingpong", "perf", "rping"))
+        for (final String name : List.of("pingpong", "perf", "rping", "devinfo"))
         {
             final Cli.Result result = Cli.run(name, "--help");
             assertEquals(0, result.exitCode(), name);
@@ -59,11 +61,19 @@ class RoceCommandHelpTest
                 assertTrue(flat.contains(form.replaceAll("\\s+", "")), name + " lacks " + form);
             }
             assertTrue(result.out().contains("Exit code"), name + " says nothing of its exit codes");
+            for (final String option : List.of("--faults=RULES", "--pcap=FILE", "--trace"))
+            {
+                assertTrue(flat.contains(option), name + " lacks " + option);
+            }
+            assertTrue(flat.contains("drop=0.02;reorder=0.01,dir=rx;seed=7"), name + ": the --faults example");
         }
         // rping's own usage (printed for a missing -s/-c) says the same.
         final Cli.Result usage = Cli.run("rping", "--link", "udp:127.0.0.1");
         assertEquals(RpingCommand.EXIT_EINVAL, usage.exitCode());
         assertTrue(usage.out().contains("--link SPEC\troce4j: " + LinkOption.DESCRIPTION), usage.out());
+        assertTrue(usage.out().contains("--faults RULES\troce4j: " + LinkOption.FAULTS_DESCRIPTION), usage.out());
+        assertTrue(usage.out().contains("--pcap FILE\troce4j: " + LinkOption.PCAP_DESCRIPTION), usage.out());
+        assertTrue(usage.out().contains("--trace\t\troce4j: " + LinkOption.TRACE_DESCRIPTION), usage.out());
     }
 
     @Test

@@ -14,7 +14,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -108,10 +108,10 @@ class RpingCommandTest
     void connectingWhereNobodyListensPrintsTheRejectionAndExits255() throws Exception
     {
         try (MemoryFabric fabric = new MemoryFabric();
-            RdmaDevice client = RdmaDevice.open(fabric.attach(new LinkAddress(EthernetHeader.parseMac(
+            RdmaDevice client = RdmaDevice.open(fabric.attach(new LinkAddress(Mac.parse(
                 "02:00:00:00:00:02"), Ipv4Header.parseAddress("10.1.0.2")), 1500), DeviceOptions.dedicated()
                 .backoff());
-            RdmaDevice server = RdmaDevice.open(fabric.attach(new LinkAddress(EthernetHeader.parseMac(
+            RdmaDevice server = RdmaDevice.open(fabric.attach(new LinkAddress(Mac.parse(
                 "02:00:00:00:00:01"), Ipv4Header.parseAddress("10.1.0.1")), 1500), DeviceOptions.dedicated()
                 .backoff());
             RdmaCm clientCm = RdmaCm.open(client);

@@ -7,7 +7,7 @@ import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.QueuePair;
 
 /**

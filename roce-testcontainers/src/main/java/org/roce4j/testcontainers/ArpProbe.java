@@ -10,7 +10,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.transport.link.tunnel.TunnelLinkConfig;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.ArpHeader;
 import org.roce4j.wire.header.EthernetHeader;
 
@@ -52,10 +52,10 @@ final class ArpProbe
         try (socket)
         {
             socket.setSoTimeout((int)wait.toMillis());
-            final long mac = TunnelLinkConfig.defaultMac(linkIp);
+            final long mac = Mac.ofIpv4(linkIp);
             final byte[] request = new byte[EthernetHeader.LENGTH + ArpHeader.LENGTH];
             final UnsafeBuffer buffer = new UnsafeBuffer(request);
-            new EthernetHeader().wrap(buffer, 0).destination(EthernetHeader.BROADCAST).source(mac)
+            new EthernetHeader().wrap(buffer, 0).destination(Mac.BROADCAST).source(mac)
                 .etherType(EthernetHeader.ETHERTYPE_ARP);
             new ArpHeader().wrap(buffer, EthernetHeader.LENGTH).ethernetIpv4(ArpHeader.OPERATION_REQUEST)
                 .senderMac(mac).senderIp(linkIp).targetMac(0L).targetIp(guestIp);

@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -78,7 +78,7 @@ public record RxeReady(
             final String userIp = require(fields, "user_ip");
             return new RxeReady(
                 Ipv4Header.parseAddress(require(fields, "ip")),
-                EthernetHeader.parseMac(require(fields, "mac")),
+                Mac.parse(require(fields, "mac")),
                 Integer.parseInt(require(fields, "mtu")),
                 Integer.parseInt(require(fields, "active_mtu")),
                 Integer.parseInt(require(fields, "ipv4_gid_index")),

@@ -13,8 +13,21 @@ public final class AccessFlags
     public static final int REMOTE_READ = 1 << 2;
     /** IBV_ACCESS_REMOTE_ATOMIC: peers may run atomics on it (needs LOCAL_WRITE). */
     public static final int REMOTE_ATOMIC = 1 << 3;
+    /**
+     * IBV_ACCESS_FLUSH_GLOBAL (1 &lt;&lt; 8, verbs.h; IB_ACCESS_FLUSH_GLOBAL): peers may FLUSH it for global visibility
+     * (IBA A19, placement type IB_FLUSH_GLOBAL). On a QP it admits FLUSH requests of that placement type.
+     */
+    public static final int FLUSH_GLOBAL = 1 << 8;
+    /**
+     * IBV_ACCESS_FLUSH_PERSISTENT (1 &lt;&lt; 9): peers may FLUSH it for persistence (placement type
+     * IB_FLUSH_PERSISTENT). rxe registers it only for persistent memory ("Page can't be persistent",
+     * rxe_mr_fill_pages_from_sgt, -EINVAL); roce4j's memory is never persistent, so a memory region refuses it the
+     * same way. A QP may carry it (rxe check_qp_attr_access reads it from qp_access_flags).
+     */
+    public static final int FLUSH_PERSISTENT = 1 << 9;
     /** All ibv_access_flags roce4j implements, for memory regions and QPs. */
-    public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
+    public static final int ALL = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | FLUSH_GLOBAL |
+        FLUSH_PERSISTENT;
     /**
      * roce4j registration flag, not an ibv_access_flags value (it sits above their range, IBV_ACCESS_OPTIONAL_RANGE
      * 0x3ff00000): a peer's SEND with Invalidate naming this region's rkey may invalidate it. Only memory registered
@@ -27,9 +40,10 @@ public final class AccessFlags
     /** Every flag a memory region may be registered with. */
     public static final int ALL_MR = ALL | REMOTE_INVALIDATE;
 
-    private static final int[] BITS = {LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, REMOTE_INVALIDATE};
-    private static final String[] NAMES =
-        {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "REMOTE_INVALIDATE"};
+    private static final int[] BITS =
+        {LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, FLUSH_GLOBAL, FLUSH_PERSISTENT, REMOTE_INVALIDATE};
+    private static final String[] NAMES = {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC",
+        "FLUSH_GLOBAL", "FLUSH_PERSISTENT", "REMOTE_INVALIDATE"};
 
     private AccessFlags()
     {

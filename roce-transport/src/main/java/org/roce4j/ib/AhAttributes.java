@@ -1,6 +1,6 @@
 package org.roce4j.ib;
 
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv6Header;
 
 /**

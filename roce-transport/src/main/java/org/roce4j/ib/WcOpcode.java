@@ -15,6 +15,10 @@ public enum WcOpcode
     COMP_SWAP(3),
     /** IBV_WC_FETCH_ADD = 4. */
     FETCH_ADD(4),
+    /** IBV_WC_FLUSH = 8 (rxe wr_to_wc_opcode: IB_WR_FLUSH). */
+    FLUSH(8),
+    /** IBV_WC_ATOMIC_WRITE = 9 (rxe wr_to_wc_opcode: IB_WR_ATOMIC_WRITE). */
+    ATOMIC_WRITE(9),
     /** IBV_WC_RECV = 128: a SEND arrived. */
     RECV(128),
     /** IBV_WC_RECV_RDMA_WITH_IMM = 129: an RDMA WRITE with immediate consumed a receive. */

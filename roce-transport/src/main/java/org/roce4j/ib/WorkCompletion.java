@@ -9,6 +9,11 @@ public final class WorkCompletion
 {
     /** wc_flags bit: the first 40 bytes of the receive buffer hold a GRH / IP header (UD only). */
     public static final int FLAG_GRH = 1;
+    /**
+     * Bytes of the network header area at the start of every UD receive buffer: union rdma_network_hdr
+     * (include/rdma/ib_verbs.h), the 40-byte GRH or 20 zero bytes and an IPv4 header (rxe_resp.c execute()).
+     */
+    public static final int GRH_BYTES = 40;
     /** wc_flags bit: {@link #immData()} is valid. */
     public static final int FLAG_WITH_IMM = 1 << 1;
     /** wc_flags bit: {@link #invalidatedRkey()} is valid. */

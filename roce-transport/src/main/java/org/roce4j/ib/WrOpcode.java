@@ -20,7 +20,11 @@ public enum WrOpcode
     /** IBV_WR_ATOMIC_FETCH_AND_ADD = 6. */
     ATOMIC_FETCH_AND_ADD(6),
     /** IBV_WR_SEND_WITH_INV = 9. */
-    SEND_WITH_INV(9);
+    SEND_WITH_INV(9),
+    /** IBV_WR_FLUSH = 14 (ibv_wr_flush; IBA A19): make a remote range (or region) globally visible or persistent. */
+    FLUSH(14),
+    /** IBV_WR_ATOMIC_WRITE = 15 (ibv_wr_atomic_write; IBA A19): write 8 bytes at the remote VA as one store. */
+    ATOMIC_WRITE(15);
 
     private final int verbsValue;
 
@@ -43,6 +47,15 @@ public enum WrOpcode
     public boolean isReadOrAtomic()
     {
         return RDMA_READ == this || ATOMIC_CMP_AND_SWP == this || ATOMIC_FETCH_AND_ADD == this;
+    }
+
+    /**
+     * @return true for the requests that take an ORD credit (max_rd_atomic): READ, the atomics and ATOMIC_WRITE
+     *     (rxe check_init_depth runs for RXE_READ_OR_ATOMIC_MASK | RXE_ATOMIC_WRITE_MASK; FLUSH takes none).
+     */
+    public boolean usesOrd()
+    {
+        return isReadOrAtomic() || ATOMIC_WRITE == this;
     }
 
     /**
@@ -93,6 +106,10 @@ public enum WrOpcode
                 return WcOpcode.COMP_SWAP;
             case ATOMIC_FETCH_AND_ADD:
                 return WcOpcode.FETCH_ADD;
+            case FLUSH:
+                return WcOpcode.FLUSH;
+            case ATOMIC_WRITE:
+                return WcOpcode.ATOMIC_WRITE;
             default:
                 return WcOpcode.SEND;
         }

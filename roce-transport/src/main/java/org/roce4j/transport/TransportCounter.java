@@ -79,6 +79,12 @@ public enum TransportCounter
     READ_REPLAYS,
     /** Atomic results replayed from a responder resource without re-executing. */
     ATOMIC_REPLAYS,
+    /** Duplicate ATOMIC WRITEs answered again from a responder resource without storing again. */
+    ATOMIC_WRITE_REPLAYS,
+    /** Duplicate FLUSHes answered again from a responder resource without flushing again. */
+    FLUSH_REPLAYS,
+    /** FLUSH requests executed (a memory barrier; ordinary memory has nothing to write back). */
+    FLUSHES_EXECUTED,
 
     /** ACKs received. */
     ACKS_RECEIVED,
@@ -123,6 +129,21 @@ public enum TransportCounter
     ORD_STALLS,
     /** Times the requester waited on a fenced WQE. */
     FENCE_STALLS,
+
+    /**
+     * Notification point: RoCE request packets received with IP ECN = CE (mlx5 np_ecn_marked_roce_packets), with
+     * congestion control on or off.
+     */
+    NP_ECN_MARKED_ROCE_PACKETS,
+    /** Notification point: CNPs sent (mlx5 np_cnp_sent), at most one per QP per min_time_between_cnps. */
+    NP_CNP_SENT,
+    /** Reaction point: CNPs that drove a QP's DCQCN rate (mlx5 rp_cnp_handled). */
+    RP_CNP_HANDLED,
+    /**
+     * Reaction point: CNPs ignored (mlx5 rp_cnp_ignored): congestion control off, no such QP, a QP that is not
+     * sending, or a CNP not from the QP's peer.
+     */
+    RP_CNP_IGNORED,
     /**
      * Frames whose processing hit an unexpected exception inside the engine (a bug): the frame is dropped, the
      * engine keeps running, and {@code RoceEngine.lastInternalError()} holds the exception. Tests assert it stays 0.

@@ -19,7 +19,8 @@ class FlagNamesTest
     {
         assertEquals("none", AccessFlags.toString(0));
         assertEquals("LOCAL_WRITE|REMOTE_READ", AccessFlags.toString(AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE));
-        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|REMOTE_INVALIDATE",
+        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|FLUSH_GLOBAL|FLUSH_PERSISTENT|" +
+            "REMOTE_INVALIDATE",
             AccessFlags.toString(AccessFlags.ALL_MR));
         assertEquals("REMOTE_ATOMIC|0x30", AccessFlags.toString(AccessFlags.REMOTE_ATOMIC | 0x30));
         assertEveryBitNamed(AccessFlags.class, AccessFlags.ALL_MR, AccessFlags::toString);

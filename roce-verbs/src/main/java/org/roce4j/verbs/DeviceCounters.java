@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import java.util.Locale;
+import java.util.function.ObjLongConsumer;
 
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
@@ -79,15 +80,32 @@ public final class DeviceCounters
     }
 
     /**
+     * Visit every counter, zeros included, in the order of {@link #describe()} (transport, frames, link), each with
+     * its name as {@link #describe()} gives it ({@code transport.acks_sent}).
+     *
+     * @param visitor takes each counter's name and value.
+     */
+    public void forEach(final ObjLongConsumer<String> visitor)
+    {
+        visit("transport", transport, visitor);
+        visit("frames", frames, visitor);
+        visit("link", link, visitor);
+    }
+
+    /**
      * @return one line per non-zero counter, e.g. {@code transport.acks_sent 12}, transport first, then frames, then
      *     link; an empty string when every counter is zero.
      */
     public String describe()
     {
         final StringBuilder sb = new StringBuilder();
-        append(sb, "transport", transport);
-        append(sb, "frames", frames);
-        append(sb, "link", link);
+        forEach((name, value) ->
+        {
+            if (0 != value)
+            {
+                sb.append(name).append(' ').append(value).append('\n');
+            }
+        });
         return sb.toString();
     }
 
@@ -99,17 +117,12 @@ public final class DeviceCounters
         return describe();
     }
 
-    private static <E extends Enum<E>> void append(
-        final StringBuilder sb, final String group, final EnumCounters<E> counters)
+    private static <E extends Enum<E>> void visit(
+        final String group, final EnumCounters<E> counters, final ObjLongConsumer<String> visitor)
     {
         for (final E key : counters.keys())
         {
-            final long value = counters.get(key);
-            if (0 != value)
-            {
-                sb.append(group).append('.').append(key.name().toLowerCase(Locale.ROOT)).append(' ').append(value)
-                    .append('\n');
-            }
+            visitor.accept(group + '.' + key.name().toLowerCase(Locale.ROOT), counters.get(key));
         }
     }
 }

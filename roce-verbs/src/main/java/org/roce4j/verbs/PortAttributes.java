@@ -8,7 +8,8 @@ import org.roce4j.ib.Mtu;
  * @param state        logical state (ACTIVE while the device is open).
  * @param maxMtu       largest MTU the port supports (4096, as rxe's RXE_PORT_INFO_MTU_CAP).
  * @param activeMtu    the MTU in use, derived from the link's IP MTU as rxe does (1500 gives 1024).
- * @param gidTblLen    GID table length (2: the link-local GID and the IPv4-mapped GID).
+ * @param gidTblLen    GID table length (as rxe: the link-local GID, one IPv4-mapped GID per IPv4 address, then each
+ *                     global IPv6 address).
  * @param portCapFlags capability flags (IB_PORT_CM_SUP, as rxe).
  * @param maxMsgSz     largest message.
  * @param pkeyTblLen   P_Key table length.

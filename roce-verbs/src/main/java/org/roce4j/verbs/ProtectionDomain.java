@@ -9,11 +9,11 @@ import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
 import org.roce4j.transport.provider.AhOps;
 import org.roce4j.transport.provider.MrOps;
 import org.roce4j.transport.provider.QpOps;
 import org.roce4j.transport.provider.RqOps;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * A protection domain (struct ibv_pd): memory regions, QPs, address handles and SRQs of one PD may be used
@@ -197,7 +197,8 @@ public final class ProtectionDomain
      * Check memory region access flags as ibv_reg_mr does.
      *
      * @param access {@link AccessFlags}.
-     * @throws IllegalArgumentException on unknown bits, or remote write/atomic access without LOCAL_WRITE.
+     * @throws IllegalArgumentException on unknown bits, FLUSH_PERSISTENT, or remote write/atomic access without
+     *     LOCAL_WRITE.
      */
     static void checkAccess(final int access)
     {
@@ -205,7 +206,14 @@ public final class ProtectionDomain
         {
             throw new IllegalArgumentException("unknown access flag bits 0x" + Integer.toHexString(access &
                 ~AccessFlags.ALL_MR) + " (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
-                "REMOTE_INVALIDATE)");
+                "FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)");
+        }
+        if (0 != (access & AccessFlags.FLUSH_PERSISTENT))
+        {
+            // rxe registers FLUSH_PERSISTENT only over persistent memory ("Page can't be persistent", -EINVAL);
+            // a Java buffer never is.
+            throw new IllegalArgumentException("FLUSH_PERSISTENT needs persistent memory (rxe refuses it for any " +
+                "other page with EINVAL) and a roce4j region is ordinary memory; register with FLUSH_GLOBAL");
         }
         final int needsLocalWrite = access & (AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_ATOMIC);
         if (0 != needsLocalWrite && 0 == (access & AccessFlags.LOCAL_WRITE))
@@ -388,7 +396,7 @@ public final class ProtectionDomain
             throw new IllegalArgumentException(what + ": destination GID " + dgid + " is " +
                 (dgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") + " but source GID index " + ah.sgidIndex() + " (" +
                 sgid + ") is " + (sgid.isIpv4Mapped() ? "IPv4-mapped" : "IPv6") +
-                ": RoCEv2 needs both ends in one IP family (use sgid_index " + (dgid.isIpv4Mapped() ? 1 : 0) + ")");
+                ": RoCEv2 needs both ends in one IP family (" + sameFamilyHint(device, dgid) + ")");
         }
     }
 
@@ -482,5 +490,12 @@ public final class ProtectionDomain
             return "PD " + handle + " (" + memoryRegions + " MRs, " + queuePairs + " QPs, " + addressHandles +
                 " AHs, " + sharedReceiveQueues + " SRQs)";
         }
+    }
+
+    private static String sameFamilyHint(final RdmaDevice device, final Gid destination)
+    {
+        final int index = device.sourceGidIndex(destination);
+        return index < 0 ? "the port has no " + (destination.isIpv4Mapped() ? "IPv4" : "global IPv6") + " address" :
+            "use sgid_index " + index;
     }
 }

@@ -1,6 +1,7 @@
 package org.roce4j.verbs;
 
 import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.Flush;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
@@ -8,6 +9,7 @@ import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WrOpcode;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.transport.provider.QpOps;
 
@@ -356,6 +358,19 @@ public final class QueuePair
     }
 
     /**
+     * Read the QP's congestion-control state: with DCQCN ({@code EngineConfig.congestionControl}), whether a rate
+     * limiter holds it since a CNP, its current rate (what the pacer holds it to) and target rate, and alpha; without
+     * a limiter, the line rate. ConnectX shows these only in firmware dumps; roce4j lets users read them.
+     *
+     * @return a snapshot at the engine clock's time.
+     */
+    public QpRate queryRate()
+    {
+        checkAlive();
+        return device.control(() -> engine.qpRate(qp));
+    }
+
+    /**
      * @param out filled with the attributes the QP was created with (the init_attr of ibv_query_qp).
      * @return out.
      */
@@ -488,7 +503,11 @@ public final class QueuePair
         {
             checkInline(wr, index, opcode, total);
         }
-        if (opcode.isReadOrAtomic() && 0 == maxRdAtomic)
+        if (WrOpcode.FLUSH == opcode || WrOpcode.ATOMIC_WRITE == opcode)
+        {
+            checkFlushOrAtomicWrite(wr, index, opcode);
+        }
+        if (opcode.usesOrd() && 0 == maxRdAtomic)
         {
             throw bad(index, wr, opcode + " needs max_rd_atomic >= 1, and the QP was given max_rd_atomic 0 " +
                 "(it could never start)");
@@ -511,6 +530,36 @@ public final class QueuePair
         if (type.isDatagram())
         {
             checkUd(wr, index);
+        }
+    }
+
+    private static void checkFlushOrAtomicWrite(final SendWorkRequest wr, final int index, final WrOpcode opcode)
+    {
+        // ibv_wr_flush and ibv_wr_atomic_write take no SGE: the data is the WR's (8 bytes) or there is none.
+        if (0 != wr.numSge())
+        {
+            throw bad(index, wr, opcode + " takes no SGEs (its arguments are the WR's: " +
+                (WrOpcode.FLUSH == opcode ? "wr.flush(...)" : "wr.atomicWrite(...)") + "), got " + wr.numSge());
+        }
+        if (WrOpcode.ATOMIC_WRITE == opcode)
+        {
+            return;
+        }
+        final int type = wr.flushType();
+        if (0 == type || 0 != (type & ~Flush.ALL_TYPES))
+        {
+            throw bad(index, wr, "FLUSH placement type 0x" + Integer.toHexString(type) + " must be GLOBAL, " +
+                "PERSISTENT or both (Flush.GLOBAL | Flush.PERSISTENT)");
+        }
+        if (Flush.RANGE != wr.flushLevel() && Flush.MR != wr.flushLevel())
+        {
+            throw bad(index, wr, "FLUSH selectivity level " + wr.flushLevel() + " must be Flush.RANGE (0) or " +
+                "Flush.MR (1)");
+        }
+        if (wr.flushLength() < 0 || wr.flushLength() > DeviceAttributes.MAX_MSG_SIZE)
+        {
+            throw bad(index, wr, "FLUSH length " + wr.flushLength() + " must be 0.." +
+                DeviceAttributes.MAX_MSG_SIZE + " (the port's max message size)");
         }
     }
 
@@ -540,7 +589,7 @@ public final class QueuePair
 
     private void checkInline(final SendWorkRequest wr, final int index, final WrOpcode opcode, final long total)
     {
-        if (opcode.isReadOrAtomic())
+        if (opcode.usesOrd() || WrOpcode.FLUSH == opcode)
         {
             throw bad(index, wr, "INLINE is not allowed with " + opcode + " (only SEND and RDMA WRITE carry " +
                 "inline data)");

@@ -19,7 +19,7 @@ import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.AsyncEvent;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.provider.DeviceOps;
@@ -55,8 +55,6 @@ public final class RdmaDevice implements AutoCloseable
 {
     /** The only port number of a roce4j device. */
     public static final int PORT_NUM = 1;
-    /** Bytes of the network header area at the start of a UD receive buffer (union rdma_network_hdr). */
-    public static final int GRH_BYTES = 40;
     /** How long {@link #open} waits for a dedicated agent thread to start. */
     private static final long START_TIMEOUT_MS = 10_000;
 
@@ -289,7 +287,8 @@ public final class RdmaDevice implements AutoCloseable
     }
 
     /**
-     * @param index GID table index: 0 is the IPv6 link-local GID made from the MAC, 1 the IPv4-mapped GID.
+     * @param index GID table index, as rxe builds the table: 0 the IPv6 link-local GID made from the MAC, then one
+     *              IPv4-mapped GID per IPv4 address of the link, then each global IPv6 address.
      * @return the GID (ibv_query_gid on port 1).
      */
     public Gid queryGid(final int index)
@@ -637,13 +636,51 @@ public final class RdmaDevice implements AutoCloseable
         if (index < 0 || index >= length)
         {
             throw new IllegalArgumentException(what + " " + index + " is not in the GID table (" + length +
-                " entries: 0 link-local " + queryGidUnchecked(0) + ", 1 IPv4-mapped " + queryGidUnchecked(1) + ")");
+                " entries: " + engine.gidTableListing() + ")");
         }
     }
 
-    private Gid queryGidUnchecked(final int index)
+    /**
+     * ibv_find_gid_index: where a GID sits in this device's table.
+     *
+     * @param gid a GID.
+     * @return its index, or -1 when the table does not hold it.
+     */
+    public int gidIndexOf(final Gid gid)
     {
-        return new Gid(engine.gidHigh(index), engine.gidLow(index));
+        for (int i = 0; i < engine.gidTableLength(); i++)
+        {
+            if (gid.high() == engine.gidHigh(i) && gid.low() == engine.gidLow(i))
+            {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The source GID for a destination, as the kernel picks a source address (RFC 6724: the same family and scope):
+     * the link-local GID 0 for a link-local destination, the first IPv4-mapped GID for an IPv4-mapped one, the first
+     * global IPv6 GID for any other.
+     *
+     * @param destination the peer's GID.
+     * @return the index, or -1 when the table has no GID of that kind.
+     */
+    public int sourceGidIndex(final Gid destination)
+    {
+        if (Gid.isLinkLocal(destination.high()))
+        {
+            return 0;
+        }
+        final boolean ipv4Mapped = destination.isIpv4Mapped();
+        for (int i = 1; i < engine.gidTableLength(); i++)
+        {
+            if (ipv4Mapped == Gid.isIpv4Mapped(engine.gidHigh(i), engine.gidLow(i)))
+            {
+                return i;
+            }
+        }
+        return -1;
     }
 
     static void requireTimeout(final long timeoutNs)

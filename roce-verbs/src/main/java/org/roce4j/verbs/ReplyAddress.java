@@ -5,9 +5,9 @@ import java.nio.ByteOrder;
 import org.agrona.DirectBuffer;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.DeviceOps;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -40,15 +40,12 @@ final class ReplyAddress
         if (isIpv4NetworkHeader(buffer, offset))
         {
             // IPv4 header at byte 20: TOS at +1, source at +12, destination at +16.
-            final int ipv4 = offset + RdmaDevice.GRH_BYTES - Ipv4Header.LENGTH;
-            final long sourceLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
-                (buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
-            out.dgid(LinkAddress.IPV4_MAPPED_HIGH, sourceLow)
+            final int ipv4 = offset + WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH;
+            out.dgid(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(buffer.getInt(ipv4 + 12, ByteOrder.BIG_ENDIAN)))
                 .trafficClass(buffer.getByte(ipv4 + 1) & 0xFF)
                 .flowLabel(0);
-            destinationHigh = LinkAddress.IPV4_MAPPED_HIGH;
-            destinationLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX |
-                (buffer.getInt(ipv4 + 16, ByteOrder.BIG_ENDIAN) & 0xFFFF_FFFFL);
+            destinationHigh = Gid.IPV4_MAPPED_HIGH;
+            destinationLow = Gid.ipv4MappedLow(buffer.getInt(ipv4 + 16, ByteOrder.BIG_ENDIAN));
         }
         else if (6 == (buffer.getByte(offset) & 0xFF) >>> 4)
         {
@@ -78,13 +75,13 @@ final class ReplyAddress
 
     private static boolean isIpv4NetworkHeader(final DirectBuffer buffer, final int offset)
     {
-        for (int i = 0; i < RdmaDevice.GRH_BYTES - Ipv4Header.LENGTH; i += 4)
+        for (int i = 0; i < WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH; i += 4)
         {
             if (0 != buffer.getInt(offset + i))
             {
                 return false;
             }
         }
-        return 4 == (buffer.getByte(offset + RdmaDevice.GRH_BYTES - Ipv4Header.LENGTH) & 0xFF) >>> 4;
+        return 4 == (buffer.getByte(offset + WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH) & 0xFF) >>> 4;
     }
 }

@@ -16,7 +16,9 @@ import org.roce4j.ib.WrOpcode;
  *
  * <p>Field meanings follow libibverbs: {@code rdma.remote_addr/rkey} and {@code atomic.remote_addr/rkey} share one
  * pair here (they are a union in C too); {@code imm_data} is the int whose big-endian bytes go on the wire, and a
- * receive completion reports it the same way.
+ * receive completion reports it the same way. FLUSH and ATOMIC_WRITE, which libibverbs posts only through
+ * {@code ibv_wr_flush} and {@code ibv_wr_atomic_write}, take their arguments from {@link #flush} and
+ * {@link #atomicWrite} and carry no SGEs.
  */
 public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
 {
@@ -27,6 +29,10 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
     private int rkey;
     private long compareAdd;
     private long swap;
+    private long atomicWriteValue;
+    private long flushLength;
+    private int flushType;
+    private int flushLevel;
     private AddressHandle ah;
     private int remoteQpn;
     private int remoteQkey;
@@ -64,6 +70,10 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
         rkey = 0;
         compareAdd = 0;
         swap = 0;
+        atomicWriteValue = 0;
+        flushLength = 0;
+        flushType = 0;
+        flushLevel = 0;
         ah = null;
         remoteQpn = 0;
         remoteQkey = 0;
@@ -155,6 +165,80 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
         this.compareAdd = compareAdd;
         this.swap = swap;
         return this;
+    }
+
+    /**
+     * Target and value of an ATOMIC_WRITE (ibv_wr_atomic_write, IBA A19): the responder stores the 8 bytes at the
+     * remote address in one store. The remote address should be 8-byte aligned: as with rxe, a misaligned one is
+     * not refused here but by the responder (invalid request, IBV_WC_REM_INV_REQ_ERR). Needs no SGE.
+     *
+     * @param remoteAddr remote I/O virtual address of the 8-byte target.
+     * @param rkey       remote key of a region with REMOTE_WRITE access.
+     * @param value      the 8 bytes, as the long the target reads back in this platform's byte order
+     *                   ({@code *(uint64_t *)atomic_wr}).
+     * @return this.
+     */
+    public SendWorkRequest atomicWrite(final long remoteAddr, final int rkey, final long value)
+    {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.atomicWriteValue = value;
+        return this;
+    }
+
+    /**
+     * Target of a FLUSH (ibv_wr_flush, IBA A19): make earlier writes to a remote range, or the whole region, globally
+     * visible or persistent. The region needs the flush access of each placement type, the QP the same in its
+     * qp_access_flags. Needs no SGE.
+     *
+     * @param remoteAddr remote I/O virtual address of the range (ignored for {@link org.roce4j.ib.Flush#MR}).
+     * @param rkey       remote key.
+     * @param length     bytes of the range (ignored for {@link org.roce4j.ib.Flush#MR}).
+     * @param type       placement types: {@link org.roce4j.ib.Flush#GLOBAL}, {@link org.roce4j.ib.Flush#PERSISTENT}.
+     * @param level      {@link org.roce4j.ib.Flush#RANGE} or {@link org.roce4j.ib.Flush#MR}.
+     * @return this.
+     */
+    public SendWorkRequest flush(final long remoteAddr, final int rkey, final long length, final int type,
+        final int level)
+    {
+        this.remoteAddr = remoteAddr;
+        this.rkey = rkey;
+        this.flushLength = length;
+        this.flushType = type;
+        this.flushLevel = level;
+        return this;
+    }
+
+    /**
+     * @return the 8 bytes of an ATOMIC_WRITE.
+     */
+    public long atomicWriteValue()
+    {
+        return atomicWriteValue;
+    }
+
+    /**
+     * @return bytes of a FLUSH's range.
+     */
+    public long flushLength()
+    {
+        return flushLength;
+    }
+
+    /**
+     * @return placement types of a FLUSH.
+     */
+    public int flushType()
+    {
+        return flushType;
+    }
+
+    /**
+     * @return selectivity level of a FLUSH.
+     */
+    public int flushLevel()
+    {
+        return flushLevel;
     }
 
     /**

@@ -137,6 +137,30 @@ final class WrReader implements SendWrView
     }
 
     /** {@inheritDoc} */
+    public long atomicWriteValue()
+    {
+        return send.atomicWriteValue();
+    }
+
+    /** {@inheritDoc} */
+    public long flushLength()
+    {
+        return send.flushLength();
+    }
+
+    /** {@inheritDoc} */
+    public int flushType()
+    {
+        return send.flushType();
+    }
+
+    /** {@inheritDoc} */
+    public int flushLevel()
+    {
+        return send.flushLevel();
+    }
+
+    /** {@inheritDoc} */
     public int immData()
     {
         return send.immData();

@@ -1,6 +1,8 @@
 package org.roce4j.verbs;
 
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -114,9 +116,9 @@ class DeviceAndResourceTest
         assertEquals("REMOTE_ATOMIC requires LOCAL_WRITE (ibv_reg_mr(3)); access was REMOTE_ATOMIC",
             assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(direct,
                 AccessFlags.REMOTE_ATOMIC)).getMessage());
-        assertEquals("unknown access flag bits 0x100 (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
-            "REMOTE_INVALIDATE)",
-            assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(direct, 0x100)).getMessage());
+        assertEquals("unknown access flag bits 0x400 (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
+            "FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)",
+            assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(direct, 0x400)).getMessage());
         assertEquals("heap memory cannot be registered: use a direct ByteBuffer or an off-heap UnsafeBuffer, or " +
             "open the device with DeviceOptions.allowHeapMemory(true) and pass an explicit IOVA",
             assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(ByteBuffer.allocate(64),
@@ -281,5 +283,17 @@ class DeviceAndResourceTest
         assertTrue(described.contains("transport.acks_received 1\n"), described);
         assertTrue(described.contains("link.frames_sent 1\n"), described);
         assertFalse(described.contains(" 0\n"), "only non-zero counters: " + described);
+
+        // forEach visits every counter, zeros too, under the names describe() gives.
+        final Map<String, Long> all = new LinkedHashMap<>();
+        counters.forEach(all::put);
+        assertEquals(TransportCounter.values().length + FrameStatus.values().length + LinkCounter.values().length,
+            all.size());
+        assertEquals(1L, all.get("transport.send_completions"));
+        assertEquals(0L, all.get("transport.ghost_responses"));
+        assertEquals("transport.", all.keySet().iterator().next().substring(0, "transport.".length()));
+        final StringBuilder nonZero = new StringBuilder();
+        all.forEach((name, value) -> nonZero.append(0 == value ? "" : name + " " + value + "\n"));
+        assertEquals(described, nonZero.toString());
     }
 }

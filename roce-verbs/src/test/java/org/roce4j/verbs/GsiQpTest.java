@@ -18,6 +18,10 @@ import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
+import org.roce4j.ib.WcOpcode;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.FrameStatus;
@@ -25,9 +29,10 @@ import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Vectors;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.mad.MadHeader;
 
@@ -45,15 +50,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GsiQpTest
 {
     /** The passive rxe node of the capture: roce4j stands in for it. */
-    private static final LinkAddress PASSIVE = new LinkAddress(EthernetHeader.parseMac("52:54:00:00:00:03"),
+    private static final LinkAddress PASSIVE = new LinkAddress(Mac.parse("52:54:00:00:00:03"),
         Ipv4Header.parseAddress("10.77.0.3"));
     /** The active rxe node of the capture (rping -c). */
-    private static final LinkAddress ACTIVE = new LinkAddress(EthernetHeader.parseMac("52:54:00:00:00:02"),
+    private static final LinkAddress ACTIVE = new LinkAddress(Mac.parse("52:54:00:00:00:02"),
         Ipv4Header.parseAddress("10.77.0.2"));
     /** Frame 54 of the capture: rping's ConnectRequest to 10.77.0.3. */
     private static final int REQ_FRAME = 54;
     /** The 40-byte network header area plus a 256-byte MAD. */
-    private static final int RECV_BYTES = RdmaDevice.GRH_BYTES + MadHeader.MAD_LENGTH;
+    private static final int RECV_BYTES = WorkCompletion.GRH_BYTES + MadHeader.MAD_LENGTH;
     /** rxe's UDP source port for QP1: 0xC000 + hash_32(1, 14) (55410 in the capture). */
     private static final int QP1_UDP_PORT = 0xD872;
 
@@ -131,13 +136,13 @@ class GsiQpTest
         assertTrue(wc.hasGrh());
         assertEquals(RECV_BYTES, wc.byteLen(), "40-byte header area + the 256-byte MAD");
         final byte[] mad = new byte[MadHeader.MAD_LENGTH];
-        recv.buffer().getBytes(RdmaDevice.GRH_BYTES, mad);
+        recv.buffer().getBytes(WorkCompletion.GRH_BYTES, mad);
         final byte[] wire = new byte[MadHeader.MAD_LENGTH];
         parser.buffer().getBytes(parser.payloadOffset(), wire);
         assertArrayEquals(wire, mad);
 
         final AhAttributes ah = rdma.initAhFromWc(wc, recv.buffer(), 0, new AhAttributes());
-        assertEquals(LinkAddress.IPV4_MAPPED_HIGH, ah.dgidHigh());
+        assertEquals(Gid.IPV4_MAPPED_HIGH, ah.dgidHigh());
         assertEquals(ACTIVE.ipv4MappedLow(), ah.dgidLow(), "the answer goes to the REQ's source address");
         assertEquals(1, ah.sgidIndex(), "from the IPv4 GID the REQ was sent to");
         assertEquals(0xFF, ah.hopLimit(), "libibverbs' hop limit for a reply");
@@ -184,8 +189,8 @@ class GsiQpTest
     void madsReachQp1AtEitherLocalGidAndTheAnswerUsesTheSameOne()
     {
         final long peerLinkLocalLow = ACTIVE.linkLocalLow();
-        final byte[] v6 = madFrame(b -> b.ipv6(LinkAddress.LINK_LOCAL_HIGH, peerLinkLocalLow,
-            LinkAddress.LINK_LOCAL_HIGH, PASSIVE.linkLocalLow()), DethHeader.GSI_QKEY);
+        final byte[] v6 = madFrame(b -> b.ipv6(Gid.LINK_LOCAL_HIGH, peerLinkLocalLow,
+            Gid.LINK_LOCAL_HIGH, PASSIVE.linkLocalLow()), DethHeader.GSI_QKEY);
         final byte[] v4 = madFrame(b -> b.ipv4(ACTIVE.ipv4(), PASSIVE.ipv4()), DethHeader.GSI_QKEY);
         final byte[] elsewhere = madFrame(b -> b.ipv4(ACTIVE.ipv4(), Ipv4Header.parseAddress("10.77.0.9")),
             DethHeader.GSI_QKEY);
@@ -198,7 +203,7 @@ class GsiQpTest
         assertEquals(List.of(0L, 1L), List.of(wcs.get(0).wrId(), wcs.get(1).wrId()));
 
         final AhAttributes fromV6 = rdma.initAhFromWc(wcs.get(0), recv.buffer(), 0, new AhAttributes());
-        assertEquals(LinkAddress.LINK_LOCAL_HIGH, fromV6.dgidHigh());
+        assertEquals(Gid.LINK_LOCAL_HIGH, fromV6.dgidHigh());
         assertEquals(peerLinkLocalLow, fromV6.dgidLow());
         assertEquals(0, fromV6.sgidIndex(), "sent to the link-local GID: answer from index 0");
         final AhAttributes fromV4 = rdma.initAhFromWc(wcs.get(1), recv.buffer(), RECV_BYTES, new AhAttributes());
@@ -219,8 +224,8 @@ class GsiQpTest
 
         final WorkCompletion withGrh = new WorkCompletion().set(1, WcStatus.SUCCESS, WcOpcode.RECV, 296, 0, 1, 1,
             WorkCompletion.FLAG_GRH, 0);
-        final UnsafeBuffer garbage = new UnsafeBuffer(new byte[RdmaDevice.GRH_BYTES]);
-        garbage.setMemory(0, RdmaDevice.GRH_BYTES, (byte)0x11);
+        final UnsafeBuffer garbage = new UnsafeBuffer(new byte[WorkCompletion.GRH_BYTES]);
+        garbage.setMemory(0, WorkCompletion.GRH_BYTES, (byte)0x11);
         final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
             () -> rdma.initAhFromWc(withGrh, garbage, 0, new AhAttributes()));
         assertTrue(bad.getMessage().contains("neither an IPv4 header"), bad.getMessage());

@@ -10,7 +10,7 @@ import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.provider.EngineConfig;
@@ -81,7 +81,7 @@ class PostPollAllocationTest
             udSend.opcode(WrOpcode.SEND).sendFlags(SendFlags.SIGNALED).addSge(source, 128, PAYLOAD_BYTES)
                 .ud(ah, udB.qpNum(), params.qkey);
             rcRecv.addSge(target, 0, 512);
-            udRecv.addSge(target, 2048, RdmaDevice.GRH_BYTES + PAYLOAD_BYTES);
+            udRecv.addSge(target, 2048, WorkCompletion.GRH_BYTES + PAYLOAD_BYTES);
 
             rounds(rcA, rcB, udA, udB, cqA, cqB, WARM_UP_ROUNDS);
             threads.getThreadAllocatedBytes(threadId);

@@ -13,7 +13,7 @@ import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.roce4j.ib.QpAttrMask.ACCESS_FLAGS;

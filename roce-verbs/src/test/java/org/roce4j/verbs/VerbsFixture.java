@@ -14,10 +14,11 @@ import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -30,9 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 final class VerbsFixture implements AutoCloseable
 {
-    static final LinkAddress ADDRESS_A = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"),
+    static final LinkAddress ADDRESS_A = new LinkAddress(Mac.parse("02:00:00:00:00:0a"),
         Ipv4Header.parseAddress("10.0.0.1"));
-    static final LinkAddress ADDRESS_B = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"),
+    static final LinkAddress ADDRESS_B = new LinkAddress(Mac.parse("02:00:00:00:00:0b"),
         Ipv4Header.parseAddress("10.0.0.2"));
     /** Access granting everything. */
     static final int ALL_ACCESS = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
@@ -56,8 +57,13 @@ final class VerbsFixture implements AutoCloseable
 
     VerbsFixture(final int linkMtu)
     {
+        this(ADDRESS_A, ADDRESS_B, linkMtu);
+    }
+
+    VerbsFixture(final LinkAddress addressA, final LinkAddress addressB, final int linkMtu)
+    {
         clock.update(1_000_000_000L);
-        final PairLink[] links = PairLink.pair(ADDRESS_A, ADDRESS_B, linkMtu);
+        final PairLink[] links = PairLink.pair(addressA, addressB, linkMtu);
         linkA = links[0];
         linkB = links[1];
         a = RdmaDevice.open(linkA, DeviceOptions.invoker().progressGroup(group)
@@ -88,6 +94,10 @@ final class VerbsFixture implements AutoCloseable
         int qkey = 0x1111_1111;
         int psnA = 0x100;
         int psnB = 0x200;
+        /** The index of the peer's GID that {@link #connect} names as the destination: 1, the IPv4-mapped GID. */
+        int gidIndex = 1;
+        /** The source GID index; -1: by the destination's family (1 for an IPv4-mapped GID, else 0). */
+        int sourceGidIndex = -1;
 
         /**
          * For QPs driven by threads of their own on the real clock: local ACK timeout 18 (1.07 s) instead of 14
@@ -153,8 +163,8 @@ final class VerbsFixture implements AutoCloseable
         tweakInitB.accept(initB);
         pair.a.qp = pdA.createQp(initA);
         pair.b.qp = pdB.createQp(initB);
-        bringUp(pair.a.qp, pair.b.qp.qpNum(), b.queryGid(1), params.psnA, params.psnB, params);
-        bringUp(pair.b.qp, pair.a.qp.qpNum(), a.queryGid(1), params.psnB, params.psnA, params);
+        bringUp(pair.a.qp, pair.b.qp.qpNum(), b.queryGid(params.gidIndex), params.psnA, params.psnB, params);
+        bringUp(pair.b.qp, pair.a.qp.qpNum(), a.queryGid(params.gidIndex), params.psnB, params.psnA, params);
         return pair;
     }
 
@@ -196,8 +206,8 @@ final class VerbsFixture implements AutoCloseable
             attr.pathMtu = params.mtu;
             attr.destQpNum = remoteQpn;
             attr.rqPsn = rqPsn;
-            attr.ahAttr.dgid(remoteGid.high(), remoteGid.low()).sgidIndex(remoteGid.isIpv4Mapped() ? 1 : 0)
-                .hopLimit(64);
+            attr.ahAttr.dgid(remoteGid.high(), remoteGid.low()).hopLimit(64)
+                .sgidIndex(params.sourceGidIndex >= 0 ? params.sourceGidIndex : remoteGid.isIpv4Mapped() ? 1 : 0);
             mask |= QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN | QpAttrMask.RQ_PSN;
             if (QpType.RC == qp.type())
             {

@@ -25,7 +25,7 @@ import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
@@ -82,8 +82,6 @@ class VethTrafficTest
     private static final int UD_MESSAGES = 32;
     /** The largest UD message: the IB MTU. */
     private static final int MAX_UD = 4096;
-    /** A UD receive buffer holds the 40-byte GRH area in front of the message (IBA 11.4.1.1). */
-    private static final int GRH_AREA = 40;
     /** Over the lossy veth, at least this share of the UD datagrams must arrive (2% are lost on average). */
     private static final double UD_MIN_ARRIVAL = 0.8;
     /** RC send WRs each device posts: SENDs, WRITEs, READs, CMP_SWAPs and FETCH_ADDs. */
@@ -537,7 +535,7 @@ class VethTrafficTest
                 // Each datagram carries its number first: UD may lose and reorder them.
                 udSource.buffer().putLong(udOffset[i], i, ByteOrder.BIG_ENDIAN);
             }
-            udRecvArea = register(UD_MESSAGES * (GRH_AREA + MAX_UD));
+            udRecvArea = register(UD_MESSAGES * (WorkCompletion.GRH_BYTES + MAX_UD));
         }
 
         private MemoryRegion register(final int size)
@@ -573,7 +571,8 @@ class VethTrafficTest
             for (int i = 0; i < UD_MESSAGES; i++)
             {
                 ud.postRecv(new RecvWorkRequest().wrId(i)
-                    .addSge(udRecvArea, (long)i * (GRH_AREA + MAX_UD), GRH_AREA + MAX_UD));
+                    .addSge(udRecvArea, (long)i * (WorkCompletion.GRH_BYTES + MAX_UD),
+                        WorkCompletion.GRH_BYTES + MAX_UD));
             }
         }
 
@@ -765,13 +764,13 @@ class VethTrafficTest
             for (final WorkCompletion wc : udReceives)
             {
                 final AtomicBuffer area = udRecvArea.buffer();
-                final int at = (int)wc.wrId() * (GRH_AREA + MAX_UD) + GRH_AREA;
+                final int at = (int)wc.wrId() * (WorkCompletion.GRH_BYTES + MAX_UD) + WorkCompletion.GRH_BYTES;
                 final long number = area.getLong(at, ByteOrder.BIG_ENDIAN);
                 assertTrue(number >= 0 && number < UD_MESSAGES, name + ": UD datagram number " + number);
                 final int message = (int)number;
                 assertTrue(!seen[message], name + ": UD datagram " + message + " arrived twice");
                 seen[message] = true;
-                assertEquals(GRH_AREA + peer.udLength[message], wc.byteLen(), name + ": UD datagram " + message);
+                assertEquals(WorkCompletion.GRH_BYTES + peer.udLength[message], wc.byteLen(), name + ": UD datagram " + message);
                 assertBytes(peer.udSource.buffer(), peer.udOffset[message], area, at, peer.udLength[message],
                     name + ": UD datagram " + message);
             }

@@ -13,14 +13,14 @@ import org.pcap4j.core.PcapNetworkInterface;
 import org.roce4j.bench.Measurement;
 import org.roce4j.bench.Running;
 import org.roce4j.bench.Window;
-import org.roce4j.transport.link.pcap.PcapLink;
+import org.roce4j.transport.link.Link;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.UdpHeader;
 
 /**
  * Raw Pcap4J baselines on the veth pair: the same libpcap calls the pcap link makes, with no RoCE work. Handles are
- * opened as the pcap link opens them (immediate mode, snapshot length {@link PcapLink#SNAPLEN}, incoming direction,
+ * opened as the pcap link opens them (immediate mode, snapshot length a tagged jumbo frame, incoming direction,
  * 32 MiB capture buffer, a BPF filter for UDP to port 4791 and the receiver's address).
  *
  * <p>Throughput: a thread on A calls {@code sendPacket(byte[], int)} in a loop, keeping at most {@code window}
@@ -202,7 +202,7 @@ public final class RawPcap
         NotOpenException
     {
         final PcapHandle handle = new PcapHandle.Builder(iface)
-            .snaplen(PcapLink.SNAPLEN)
+            .snaplen(EthernetHeader.VLAN_LENGTH + Link.MAX_IP_MTU)
             .promiscuousMode(PcapNetworkInterface.PromiscuousMode.NONPROMISCUOUS)
             .timeoutMillis(READ_TIMEOUT_MS)
             .bufferSize(CAPTURE_BUFFER_BYTES)

@@ -30,6 +30,7 @@ import org.HdrHistogram.Histogram;
 import org.roce4j.bench.Measurement;
 import org.roce4j.bench.Running;
 import org.roce4j.bench.Window;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.udp.UdpTransport;
 import org.roce4j.wire.header.UdpHeader;
 
@@ -55,7 +56,7 @@ public final class RawUdpEventLoop
     /** Socket buffers (as the udp link). */
     private static final int SOCKET_BUFFER_BYTES = 8 << 20;
     /** Largest datagram read (a 9216-byte jumbo payload). */
-    private static final int SLOT = 9216;
+    private static final int SLOT = Link.MAX_IP_MTU;
     /** A window that has not moved for this long lost datagrams in the kernel: reopen it. */
     private static final long STALL_NS = 20_000_000L;
     /** Rounds of BATCH datagrams written per event-loop task, before other tasks (reads) get a turn. */

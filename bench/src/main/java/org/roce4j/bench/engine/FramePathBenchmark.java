@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.roce4j.transport.link.FrameHandler;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
@@ -51,7 +52,7 @@ public class FramePathBenchmark
     /** IPv4 destination of the frames. */
     private static final int DESTINATION_IP = 0x0A4D_0002;
     /** Frame buffer size: a jumbo frame. */
-    private static final int FRAME_BUFFER_BYTES = 9216;
+    private static final int FRAME_BUFFER_BYTES = Link.MAX_IP_MTU;
 
     /** Payload bytes per packet: a small message, and a full packet at MTU 4096. */
     @Param({"64", "4096"})

@@ -11,7 +11,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.transport.link.udp.UdpLink;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -145,7 +145,7 @@ public enum LinkKind
 
     private static LinkAddress address(final String ip, final int lastMacOctet)
     {
-        return new LinkAddress(EthernetHeader.parseMac("02:00:00:00:77:" + String.format("%02x", lastMacOctet)),
+        return new LinkAddress(Mac.parse("02:00:00:00:77:" + String.format("%02x", lastMacOctet)),
             Ipv4Header.parseAddress(ip));
     }
 

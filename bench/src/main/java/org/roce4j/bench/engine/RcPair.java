@@ -4,12 +4,13 @@ import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.oob.QpInfo;
 import org.roce4j.ib.Mtu;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.QueuePair;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * The RC-pair harness of every engine-level benchmark: two endpoints (roce4j devices) over any pair of links, with N

@@ -7,7 +7,8 @@ import org.pcap4j.core.PcapHandle;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.transport.link.udp.UdpLink;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
+import org.roce4j.wire.header.UdpHeader;
 
 /**
  * Where the two sides of a benchmark live: a medium (one namespace's loopback, or a veth pair between two
@@ -16,7 +17,7 @@ import org.roce4j.wire.header.EthernetHeader;
 final class Endpoints implements AutoCloseable
 {
     /** The RoCEv2 UDP port every socket binds. */
-    static final int ROCE_PORT = 4791;
+    static final int ROCE_PORT = UdpHeader.ROCE_V2_PORT;
 
     private final String medium;
     private final Namespaces namespaces;
@@ -123,7 +124,7 @@ final class Endpoints implements AutoCloseable
         {
             throw new IllegalStateException("no MAC in: " + text);
         }
-        return EthernetHeader.parseMac(text.substring(at + "link/ether ".length()).split(" ")[0]);
+        return Mac.parse(text.substring(at + "link/ether ".length()).split(" ")[0]);
     }
 
     /**

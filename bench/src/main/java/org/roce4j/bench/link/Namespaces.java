@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
+import org.roce4j.bench.engine.LinkKind;
 
 /**
  * The network namespaces a link benchmark runs in, created by the benchmark and removed by {@link #close()} (also
@@ -40,8 +41,8 @@ final class Namespaces implements AutoCloseable
     static final String VETH_IFACE_A = "rlbA";
     /** Interface name of side B's veth end. */
     static final String VETH_IFACE_B = "rlbB";
-    /** veth MTU: a jumbo frame, so the device's active IB MTU is 4096. */
-    static final int VETH_MTU = 9000;
+    /** veth MTU: a jumbo frame, so the device's active IB MTU is 4096 (the bench's one jumbo MTU). */
+    static final int VETH_MTU = LinkKind.JUMBO_MTU;
 
     /** CLONE_NEWNET (linux/sched.h). */
     private static final int CLONE_NEWNET = 0x4000_0000;

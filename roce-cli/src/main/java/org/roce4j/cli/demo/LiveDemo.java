@@ -32,8 +32,8 @@ import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendWorkRequest;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.decode.FrameDecoder;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -56,9 +56,9 @@ public final class LiveDemo
     private static final int LOSSY_ROUNDS = 3;
     private static final long WAIT_NS = 10_000_000_000L;
     private static final LinkAddress ADDRESS_A =
-        new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"), Ipv4Header.parseAddress("192.168.77.1"));
+        new LinkAddress(Mac.parse("02:00:00:00:00:0a"), Ipv4Header.parseAddress("192.168.77.1"));
     private static final LinkAddress ADDRESS_B =
-        new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"), Ipv4Header.parseAddress("192.168.77.2"));
+        new LinkAddress(Mac.parse("02:00:00:00:00:0b"), Ipv4Header.parseAddress("192.168.77.2"));
 
     private final PrintWriter out;
     private final FrameDecoder decoder;
@@ -298,7 +298,7 @@ public final class LiveDemo
 
         QpInfo info(final int psn)
         {
-            final org.roce4j.transport.Gid gid = qp.pd().device().queryGid(1);
+            final org.roce4j.wire.addr.Gid gid = qp.pd().device().queryGid(1);
             return QpInfo.of(0, qp.qpNum(), psn, gid.high(), gid.low());
         }
     }

@@ -15,7 +15,7 @@ import org.roce4j.wire.mad.CmAttribute;
 import org.roce4j.wire.mad.CmPath;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmaHeader;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.mad.MadHeader;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 

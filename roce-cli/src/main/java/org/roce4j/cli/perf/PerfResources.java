@@ -9,10 +9,11 @@ import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
-import org.roce4j.transport.Gid;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceAttributes;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
@@ -27,8 +28,6 @@ import org.roce4j.verbs.RdmaDevice;
  */
 final class PerfResources
 {
-    /** Room for the GRH in front of every UD receive (UD_ADDITION). */
-    static final int UD_GRH = 40;
     /** Alignment of each buffer: a page, as perftest's memalign'd buffers. */
     private static final int PAGE = 4096;
     /** Retry limits of perftest's RC QPs (retry_cnt and rnr_retry 7; rnr_retry 7 retries forever). */
@@ -53,7 +52,7 @@ final class PerfResources
         this.r = r;
         this.device = device;
         this.gidIndex = gidIndex;
-        final long span = Math.max(r.size + (QpType.UD == r.connection ? UD_GRH : 0), cycleBuffer);
+        final long span = Math.max(r.size + (QpType.UD == r.connection ? WorkCompletion.GRH_BYTES : 0), cycleBuffer);
         this.buffSize = PerfStats.roundUp(span, cacheLine);
         if (2 * buffSize + PAGE > Integer.MAX_VALUE)
         {
@@ -80,8 +79,9 @@ final class PerfResources
             qps[i] = pd.createQp(new QpInitAttributes().qpType(r.connection).sendCq(sendCq).recvCq(recvCq)
                 .cap(r.txDepth, Math.max(1, r.rxDepth), 1, 1, 0));
             setups[i] = new QpSetup().mtu(Mtu.fromBytes(mtuBytes)).sgidIndex(gidIndex)
-                // perftest's GRH: hop limit 0xFF, traffic class 0 (ctx_modify_qp_to_rtr).
-                .hopLimit(0xFF).serviceLevel(r.serviceLevel).accessFlags(qpAccess(r.test.verb()))
+                // perftest's GRH: hop limit 0xFF, traffic class --tclass, 0 by default (ctx_modify_qp_to_rtr).
+                .hopLimit(0xFF).serviceLevel(r.serviceLevel).trafficClass(Math.max(0, r.trafficClass))
+                .accessFlags(qpAccess(r.test.verb()))
                 .timeout(r.qpTimeout).retries(RETRIES, RETRIES).minRnrTimer(QpSetup.DEFAULT_MIN_RNR_TIMER);
             if (!r.rdmaCm)
             {
@@ -110,7 +110,8 @@ final class PerfResources
             if (QpType.UD == r.connection)
             {
                 ahs[i] = pd.createAh(new AhAttributes().dgid(remote[i].gidHigh(), remote[i].gidLow())
-                    .sgidIndex(gidIndex).hopLimit(0xFF).serviceLevel(r.serviceLevel));
+                    .sgidIndex(gidIndex).hopLimit(0xFF).serviceLevel(r.serviceLevel)
+                    .trafficClass(Math.max(0, r.trafficClass)));
             }
         }
     }

@@ -24,7 +24,7 @@ import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 
@@ -410,6 +410,11 @@ public final class PerfRun
                 LockSupport.parkNanos(CM_RETRY_PAUSE_NS);
             }
             final RdmaCmId id = cm.createId();
+            if (r.trafficClass >= 0)
+            {
+                // perftest -R --tclass: rdma_set_option(RDMA_OPTION_ID_TOS) on the test's identifiers.
+                id.tos(r.trafficClass);
+            }
             try
             {
                 PerftestRdmaCmChannel.resetForRetry(qp);

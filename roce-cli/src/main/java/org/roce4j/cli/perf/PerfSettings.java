@@ -85,6 +85,7 @@ public final class PerfSettings
     int outReads;
     int qpTimeout = DEFAULT_QP_TIMEOUT;
     int serviceLevel;
+    int trafficClass = -1;
     boolean json;
     boolean rdmaCm;
     long timeoutMs = 30_000;
@@ -119,6 +120,7 @@ public final class PerfSettings
         c.outReads = outReads;
         c.qpTimeout = qpTimeout;
         c.serviceLevel = serviceLevel;
+        c.trafficClass = trafficClass;
         c.json = json;
         c.rdmaCm = rdmaCm;
         c.timeoutMs = timeoutMs;
@@ -423,6 +425,17 @@ public final class PerfSettings
         }
 
         /**
+         * @param tclass IP traffic class of the QPs' packets (--tclass), 0..255, or -1 for perftest's default (0, and
+         *               no TOS option on rdma_cm identifiers).
+         * @return this.
+         */
+        public Builder trafficClass(final int tclass)
+        {
+            s.trafficClass = tclass;
+            return this;
+        }
+
+        /**
          * @param json print JSON instead of the table.
          * @return this.
          */
@@ -574,6 +587,7 @@ public final class PerfSettings
         r.reportGbits = reportGbits;
         r.qpTimeout = qpTimeout;
         r.serviceLevel = serviceLevel;
+        r.trafficClass = trafficClass;
         r.json = json;
         r.rdmaCm = rdmaCm;
         r.timeoutMs = timeoutMs;
@@ -671,6 +685,8 @@ public final class PerfSettings
         boolean reportGbits;
         int qpTimeout;
         int serviceLevel;
+        /** --tclass, or -1 when not given. */
+        int trafficClass;
         boolean json;
         boolean rdmaCm;
         long timeoutMs;

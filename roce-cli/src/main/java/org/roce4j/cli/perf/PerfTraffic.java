@@ -117,7 +117,7 @@ final class PerfTraffic
      */
     void postReceives(final long size)
     {
-        final int length = (int)size + (QpType.UD == r.connection ? PerfResources.UD_GRH : 0);
+        final int length = (int)size + (QpType.UD == r.connection ? WorkCompletion.GRH_BYTES : 0);
         for (int i = 0; i < r.qps; i++)
         {
             receives[i] = new RecvWorkRequest().wrId(i).addSge(res.mrs[i], res.buffSize, length);

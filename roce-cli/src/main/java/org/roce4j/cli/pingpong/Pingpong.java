@@ -20,9 +20,10 @@ import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
@@ -48,8 +49,6 @@ public final class Pingpong
     static final int RECV_WRID = 1;
     /** wr_id of sends (PINGPONG_SEND_WRID). */
     static final int SEND_WRID = 2;
-    /** GRH area at the start of every UD receive buffer. */
-    static final int GRH_BYTES = 40;
     /** Initial fill of the buffer (memset(ctx->buf, 0x7b, size)). */
     static final byte FILL = 0x7b;
     /** Sends of up to this many bytes are inline, as the examples do when max_inline_data allows. */
@@ -102,8 +101,8 @@ public final class Pingpong
             throw new IOException("RoCE needs a GID: pass -g <index> (roce4j and rxe: 1 is the IPv4 address, 0 the " +
                 "IPv6 link-local address)");
         }
-        final int bufferSize = ud ? size + GRH_BYTES : size;
-        final int payloadOffset = ud ? GRH_BYTES : 0;
+        final int bufferSize = ud ? size + WorkCompletion.GRH_BYTES : size;
+        final int payloadOffset = ud ? WorkCompletion.GRH_BYTES : 0;
 
         final ProtectionDomain pd = device.allocPd();
         final ByteBuffer memory = ByteBuffer.allocateDirect(Math.max(1, bufferSize));
@@ -114,6 +113,7 @@ public final class Pingpong
         final QueuePair qp = pd.createQp(new QpInitAttributes().qpType(type).cq(cq)
             .cap(1, settings.rxDepth, 1, 1, INLINE_LIMIT));
         final QpSetup setup = new QpSetup().mtu(settings.mtu).serviceLevel(settings.serviceLevel)
+            .trafficClass(settings.trafficClass)
             .sgidIndex(settings.gidIndex).accessFlags(0).readAtomicDepth(1);
         setup.toInit(qp);
 
@@ -276,7 +276,8 @@ public final class Pingpong
         {
             setup.toRts(qp, psn, remote);
             return pd.createAh(new AhAttributes().dgid(remote.gidHigh(), remote.gidLow())
-                .sgidIndex(settings.gidIndex).hopLimit(UD_HOP_LIMIT).serviceLevel(settings.serviceLevel));
+                .sgidIndex(settings.gidIndex).hopLimit(UD_HOP_LIMIT).serviceLevel(settings.serviceLevel)
+                .trafficClass(settings.trafficClass));
         }
         setup.toRts(qp, psn, remote);
         return null;

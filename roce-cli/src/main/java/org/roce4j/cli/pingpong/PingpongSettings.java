@@ -24,6 +24,7 @@ public final class PingpongSettings
     int rxDepth = 500;
     int iterations = 1000;
     int serviceLevel;
+    int trafficClass;
     boolean events;
     int gidIndex = -1;
     boolean validate;
@@ -51,6 +52,7 @@ public final class PingpongSettings
         copy.rxDepth = rxDepth;
         copy.iterations = iterations;
         copy.serviceLevel = serviceLevel;
+        copy.trafficClass = trafficClass;
         copy.events = events;
         copy.gidIndex = gidIndex;
         copy.validate = validate;
@@ -151,6 +153,16 @@ public final class PingpongSettings
     public PingpongSettings serviceLevel(final int serviceLevel)
     {
         this.serviceLevel = serviceLevel;
+        return this;
+    }
+
+    /**
+     * @param trafficClass IPv4 TOS / IPv6 traffic class of the QP's packets, 0..255 (--tclass).
+     * @return this.
+     */
+    public PingpongSettings trafficClass(final int trafficClass)
+    {
+        this.trafficClass = trafficClass;
         return this;
     }
 

@@ -160,6 +160,10 @@ public final class Rping
     {
         final RdmaCmId id = cm.createId();
         debug("created cm_id " + id);
+        if (settings.trafficClass >= 0)
+        {
+            id.tos(settings.trafficClass);
+        }
         try
         {
             debug("rdma_resolve_addr - rdma_resolve_route successful");
@@ -276,6 +280,10 @@ public final class Rping
     {
         final RdmaCmId listener = cm.createId();
         debug("created cm_id " + listener);
+        if (settings.trafficClass >= 0)
+        {
+            listener.tos(settings.trafficClass);
+        }
         try
         {
             final InetAddress bind = null != settings.address ? settings.address :

@@ -26,6 +26,7 @@ public final class RpingSettings
     boolean validate;
     boolean debug;
     long timeoutMs;
+    int trafficClass = -1;
 
     /**
      * @param server true for -s, false for -c.
@@ -126,11 +127,22 @@ public final class RpingSettings
     }
 
     /**
+     * @param tclass the connection's IP type of service (--tclass, rdma_set_option RDMA_OPTION_ID_TOS), 0..255, or
+     *               -1 to leave it unset (the REQ's 0).
+     * @return this.
+     */
+    public RpingSettings trafficClass(final int tclass)
+    {
+        this.trafficClass = tclass;
+        return this;
+    }
+
+    /**
      * @return a copy.
      */
     public RpingSettings copy()
     {
         return new RpingSettings().server(server).address(address).port(port).count(count).size(size)
-            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs);
+            .verbose(verbose).validate(validate).debug(debug).timeoutMs(timeoutMs).trafficClass(trafficClass);
     }
 }

@@ -1,7 +1,7 @@
 package org.roce4j.cm.ib;
 
 import org.roce4j.wire.mad.CmRejectReason;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * One connection's CM state (struct cm_id_private): its state, both communication IDs, the transaction ID, the QPs

@@ -16,9 +16,10 @@ import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
@@ -47,7 +48,7 @@ public final class GsiPort implements MadPort, AutoCloseable
     /** IP TTL / hop limit of CM MADs (rxe sends 64). */
     public static final int MAD_HOP_LIMIT = 64;
     /** Bytes of one receive buffer: the network header area and a MAD. */
-    private static final int RECV_SLOT = RdmaDevice.GRH_BYTES + MadHeader.MAD_LENGTH;
+    private static final int RECV_SLOT = WorkCompletion.GRH_BYTES + MadHeader.MAD_LENGTH;
     /** Largest number of cached address handles before the cache is emptied. */
     private static final int MAX_CACHED_AHS = 1024;
     /** The sign bit marks send WR IDs, so send and receive completions share one CQ. */
@@ -182,7 +183,7 @@ public final class GsiPort implements MadPort, AutoCloseable
             unparseable++;
             return;
         }
-        handler.onMad(buffer, base + RdmaDevice.GRH_BYTES, wc.byteLen() - RdmaDevice.GRH_BYTES, from);
+        handler.onMad(buffer, base + WorkCompletion.GRH_BYTES, wc.byteLen() - WorkCompletion.GRH_BYTES, from);
     }
 
     /**
@@ -236,9 +237,9 @@ public final class GsiPort implements MadPort, AutoCloseable
                 handles.values().forEach(AddressHandle::destroy);
                 handles.clear();
             }
-            // GID index 1 is the IPv4-mapped GID, 0 the link-local IPv6 one (rxe's table, and roce4j's).
+            // The source GID of the destination's family and scope, as the kernel picks the source address.
             ah = pd.createAh(new AhAttributes().dgid(to.gidHigh(), to.gidLow())
-                .sgidIndex(gid.isIpv4Mapped() ? 1 : 0).hopLimit(MAD_HOP_LIMIT));
+                .sgidIndex(Math.max(0, pd.device().sourceGidIndex(gid))).hopLimit(MAD_HOP_LIMIT));
             handles.put(gid, ah);
         }
         return ah;

@@ -1,6 +1,7 @@
 package org.roce4j.cm.ib;
 
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.BthHeader;
 
 /**
  * Where a MAD comes from or goes to: a GID (on RoCEv2 an IP address: IPv4-mapped or IPv6) and a QP number (1, the
@@ -12,16 +13,13 @@ import org.roce4j.wire.mad.Gid;
  */
 public record MadAddress(long gidHigh, long gidLow, int qpn)
 {
-    /** The GSI QP, where every CM MAD is sent (IBA 13.5.1). */
-    public static final int GSI_QPN = 1;
-
     /**
      * @param ipv4 an IPv4 address as a big-endian int.
      * @return that address as {@code ::ffff:a.b.c.d} on QP1.
      */
     public static MadAddress ipv4(final int ipv4)
     {
-        return new MadAddress(0, Gid.ipv4MappedLow(ipv4), GSI_QPN);
+        return new MadAddress(0, Gid.ipv4MappedLow(ipv4), BthHeader.GSI_QPN);
     }
 
     /**

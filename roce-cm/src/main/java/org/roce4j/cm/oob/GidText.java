@@ -1,6 +1,6 @@
 package org.roce4j.cm.oob;
 
-import org.roce4j.wire.header.Ipv6Header;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * GIDs as the rdma-core examples print them: {@code inet_ntop(AF_INET6)}, so an IPv4-mapped GID reads
@@ -19,12 +19,7 @@ public final class GidText
      */
     public static String format(final long high, final long low)
     {
-        if (0 == high && 0x0000_FFFF_0000_0000L == (low & 0xFFFF_FFFF_0000_0000L))
-        {
-            final int v4 = (int)low;
-            return "::ffff:" + (v4 >>> 24) + "." + ((v4 >>> 16) & 0xFF) + "." + ((v4 >>> 8) & 0xFF) + "." + (v4 & 0xFF);
-        }
-        return Ipv6Header.addressToString(high, low);
+        return Gid.toString(high, low);
     }
 
     /**

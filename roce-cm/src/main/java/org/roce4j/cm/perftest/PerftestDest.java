@@ -3,6 +3,7 @@ package org.roce4j.cm.perftest;
 import java.util.Locale;
 
 import org.roce4j.cm.oob.QpInfo;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * One QP's record in perftest's exchange ({@code struct pingpong_dest} in perftest_resources.h, filled by
@@ -61,7 +62,7 @@ public record PerftestDest(
      */
     public boolean isIpv4MappedGid()
     {
-        return 0 == gidHigh && 0x0000_FFFF_0000_0000L == (gidLow & 0xFFFF_FFFF_0000_0000L);
+        return Gid.isIpv4Mapped(gidHigh, gidLow);
     }
 
     /**

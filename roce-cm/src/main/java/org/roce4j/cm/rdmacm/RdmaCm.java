@@ -4,7 +4,6 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -40,6 +39,9 @@ import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProgressTask;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.ThreadingMode;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.BthHeader;
+import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmaHeader;
@@ -94,7 +96,6 @@ public final class RdmaCm implements AutoCloseable
     private final GsiPort gsi;
     private final IbCm cm;
     private final LinkAddress linkAddress;
-    private final long linkLocalLow;
     private final LinkedBlockingDeque<RdmaCmEvent> events = new LinkedBlockingDeque<>();
     private final CommandQueue commands = new CommandQueue("the CM thread", CALL_TIMEOUT_MS);
     private final Int2ObjectHashMap<List<RdmaCmId>> listenersByPort = new Int2ObjectHashMap<>();
@@ -114,7 +115,6 @@ public final class RdmaCm implements AutoCloseable
         this.device = device;
         this.options = options;
         this.linkAddress = device.link().address();
-        this.linkLocalLow = linkAddress.linkLocalLow();
         this.gsi = new GsiPort(device, options.gsiDepth());
         this.cm = new IbCm(gsi, options.cmConfig(), device.clock(), options.ids(), caGuid(device),
             (high, low) -> isLocalGid(device, high, low), counters);
@@ -514,19 +514,10 @@ public final class RdmaCm implements AutoCloseable
             // cma_save_ip_info: -EINVAL / -EAFNOSUPPORT, so the kernel's CM rejects with CONSUMER_DEFINED.
             return CmRejectReason.CONSUMER_DEFINED.code();
         }
-        final InetAddress source;
-        final InetAddress destination;
-        try
-        {
-            source = 4 == ipVersion ? ipv4Address(header.sourceIpv4()) :
-                ipv6Address(header.sourceHigh(), header.sourceLow());
-            destination = 4 == ipVersion ? ipv4Address(header.destinationIpv4()) :
-                ipv6Address(header.destinationHigh(), header.destinationLow());
-        }
-        catch (final UnknownHostException ex)
-        {
-            return CmRejectReason.CONSUMER_DEFINED.code();
-        }
+        final InetAddress source = 4 == ipVersion ? Gid.ofIpv4(header.sourceIpv4()).toInetAddress() :
+            new Gid(header.sourceHigh(), header.sourceLow()).toInetAddress();
+        final InetAddress destination = 4 == ipVersion ? Gid.ofIpv4(header.destinationIpv4()).toInetAddress() :
+            new Gid(header.destinationHigh(), header.destinationLow()).toInetAddress();
         final RdmaCmId listener = findListener(RdmaCmServiceId.port(c.serviceId()), destination);
         if (null == listener)
         {
@@ -602,26 +593,29 @@ public final class RdmaCm implements AutoCloseable
         if (v4)
         {
             remoteHigh = 0;
-            remoteLow = LinkAddress.IPV4_MAPPED_LOW_PREFIX | (ipv4Of(ip) & 0xFFFF_FFFFL);
+            remoteLow = Gid.ipv4MappedLow(ipv4Of(ip));
             localHigh = 0;
             localLow = linkAddress.ipv4MappedLow();
-            localIp = ipv4AddressUnchecked(linkAddress.ipv4());
+            localIp = Gid.ofIpv4(linkAddress.ipv4()).toInetAddress();
         }
         else
         {
-            final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
-            remoteHigh = bytes.getLong();
-            remoteLow = bytes.getLong();
-            if (LinkAddress.LINK_LOCAL_HIGH != remoteHigh)
+            final Gid remote = Gid.of(ip);
+            remoteHigh = remote.high();
+            remoteLow = remote.low();
+            // The kernel's source address selection: a link-local peer from our link-local GID, any other from
+            // our first global IPv6 address (RFC 6724 rule 2, matching scope).
+            final Gid local = Gid.isLinkLocal(remoteHigh) ? linkAddress.linkLocal() : firstGlobalIpv6();
+            if (null == local)
             {
-                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device's only " +
-                    "IPv6 GID is link-local (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
+                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device has no " +
+                    "global IPv6 address (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
             }
-            localHigh = LinkAddress.LINK_LOCAL_HIGH;
-            localLow = linkLocalLow;
-            localIp = ipv6AddressUnchecked(localHigh, localLow);
+            localHigh = local.high();
+            localLow = local.low();
+            localIp = local.toInetAddress();
         }
-        if (v4 && ipv4Of(ip) == linkAddress.ipv4())
+        if (isOurAddress(ip))
         {
             throw new IllegalArgumentException("cannot connect to " + ip.getHostAddress() + ": it is this device's " +
                 "own address (loopback through one device is not supported)");
@@ -652,10 +646,11 @@ public final class RdmaCm implements AutoCloseable
             .remoteGid(remoteHigh, remoteLow)
             .flowLabel(v4 ? roceFlowLabel(sourcePort, dport) : 0)
             .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
+            .trafficClass(Math.max(0, id.tos()))
             .privateData(privateData);
         id.addresses(new InetSocketAddress(localIp, sourcePort), destination);
         final CmConnection c = cm.connect(request, handler, new MadAddress(remoteHigh, remoteLow,
-            MadAddress.GSI_QPN));
+            BthHeader.GSI_QPN));
         c.context(id);
         return c;
     }
@@ -747,56 +742,37 @@ public final class RdmaCm implements AutoCloseable
     {
         if (ip instanceof Inet4Address)
         {
-            return ipv4Of(ip) == linkAddress.ipv4();
+            return linkAddress.ownsIpv4(ipv4Of(ip));
         }
-        final ByteBuffer bytes = ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN);
-        return LinkAddress.LINK_LOCAL_HIGH == bytes.getLong() && linkLocalLow == bytes.getLong();
+        final Gid gid = Gid.of(ip);
+        return linkAddress.ownsIpv6(gid.high(), gid.low());
+    }
+
+    private Gid firstGlobalIpv6()
+    {
+        for (final Gid gid : linkAddress.ipv6s())
+        {
+            if (!Gid.isLinkLocal(gid.high()))
+            {
+                return gid;
+            }
+        }
+        return null;
     }
 
     private String ourAddresses()
     {
-        return ipv4AddressUnchecked(linkAddress.ipv4()).getHostAddress() + ", " +
-            ipv6AddressUnchecked(LinkAddress.LINK_LOCAL_HIGH, linkLocalLow).getHostAddress();
+        final StringBuilder text = new StringBuilder();
+        for (final Gid gid : linkAddress.ips())
+        {
+            text.append(gid.toInetAddress().getHostAddress()).append(", ");
+        }
+        return text.append(linkAddress.linkLocal().toInetAddress().getHostAddress()).toString();
     }
 
     private static int ipv4Of(final InetAddress ip)
     {
         return ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN).getInt();
-    }
-
-    private static InetAddress ipv4Address(final int ipv4) throws UnknownHostException
-    {
-        return InetAddress.getByAddress(ByteBuffer.allocate(4).order(ByteOrder.BIG_ENDIAN).putInt(ipv4).array());
-    }
-
-    private static InetAddress ipv6Address(final long high, final long low) throws UnknownHostException
-    {
-        return InetAddress.getByAddress(ByteBuffer.allocate(16).order(ByteOrder.BIG_ENDIAN).putLong(high)
-            .putLong(low).array());
-    }
-
-    private static InetAddress ipv4AddressUnchecked(final int ipv4)
-    {
-        try
-        {
-            return ipv4Address(ipv4);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
-    }
-
-    private static InetAddress ipv6AddressUnchecked(final long high, final long low)
-    {
-        try
-        {
-            return ipv6Address(high, low);
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
     }
 
     private static boolean isLocalGid(final RdmaDevice device, final long high, final long low)

@@ -14,7 +14,7 @@ import org.roce4j.ib.QpType;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space: a listener on an IP address and port, or one
@@ -73,12 +73,45 @@ public final class RdmaCmId
     private ConnParam peerParam;
     private int backlog;
     private int pendingRequests;
+    private volatile int tos = -1;
 
     RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent)
     {
         this.owner = owner;
         this.number = number;
         this.parent = parent;
+        if (null != parent)
+        {
+            this.tos = parent.tos;
+        }
+    }
+
+    /**
+     * Set the IP type of service (IPv4 TOS / IPv6 traffic class) of the connection, as librdmacm's
+     * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos)}: before {@link #connect} it goes into the
+     * REQ's path (Primary Traffic Class), which both sides' QPs then use; on a listening identifier it is what the
+     * connections it accepts use instead of the REQ's. Unset, the REQ carries 0 and accepted connections take the REQ's.
+     *
+     * @param typeOfService 0..255.
+     * @return this.
+     * @throws IllegalArgumentException outside 0..255.
+     */
+    public RdmaCmId tos(final int typeOfService)
+    {
+        if (typeOfService < 0 || typeOfService > 255)
+        {
+            throw new IllegalArgumentException("type of service must be 0..255, got " + typeOfService);
+        }
+        this.tos = typeOfService;
+        return this;
+    }
+
+    /**
+     * @return the type of service set by {@link #tos(int)} (or inherited from the listener), or -1 when unset.
+     */
+    public int tos()
+    {
+        return tos;
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -539,6 +572,16 @@ public final class RdmaCmId
     }
 
     /**
+     * The GID index of the path's local GID (the address the connection was made from or to), or, for a path
+     * naming none of ours, the source the kernel would pick for the remote GID.
+     */
+    private int sourceGidIndex(final CmConnection c)
+    {
+        final int index = owner.device().gidIndexOf(new Gid(c.localGidHigh(), c.localGidLow()));
+        return index >= 0 ? index : owner.device().sourceGidIndex(new Gid(c.remoteGidHigh(), c.remoteGidLow()));
+    }
+
+    /**
      * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values.
      */
     void bringUp(final CmConnection c, final int minRnrTimer)
@@ -553,10 +596,10 @@ public final class RdmaCmId
 
         attr.qpState = QpState.RTR;
         attr.ahAttr.dgid(c.remoteGidHigh(), c.remoteGidLow())
-            .sgidIndex(Gid.isIpv4Mapped(c.remoteGidHigh(), c.remoteGidLow()) ? 1 : 0)
+            .sgidIndex(sourceGidIndex(c))
             .hopLimit(c.hopLimit())
             .flowLabel(c.flowLabel())
-            .trafficClass(c.trafficClass())
+            .trafficClass(null != parent && tos >= 0 ? tos : c.trafficClass())
             .serviceLevel(0)
             .portNum(1);
         attr.pathMtu = Mtu.fromVerbsValue(c.pathMtu());

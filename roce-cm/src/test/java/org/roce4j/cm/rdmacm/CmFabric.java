@@ -22,7 +22,8 @@ import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -34,9 +35,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 final class CmFabric implements AutoCloseable
 {
-    static final LinkAddress ADDRESS_A = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"),
+    static final LinkAddress ADDRESS_A = new LinkAddress(Mac.parse("02:00:00:00:00:0a"),
         Ipv4Header.parseAddress("10.0.0.1"));
-    static final LinkAddress ADDRESS_B = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"),
+    static final LinkAddress ADDRESS_B = new LinkAddress(Mac.parse("02:00:00:00:00:0b"),
         Ipv4Header.parseAddress("10.0.0.2"));
     /** Simulated time a wait may take: longer than a whole REQ retry cycle (98 s). */
     static final long WAIT_NS = 200_000_000_000L;
@@ -62,10 +63,15 @@ final class CmFabric implements AutoCloseable
 
     CmFabric(final boolean cmOnB)
     {
+        this(ADDRESS_A, ADDRESS_B, cmOnB);
+    }
+
+    CmFabric(final LinkAddress addressA, final LinkAddress addressB, final boolean cmOnB)
+    {
         clock.update(1_000_000_000L);
         fabric = MemoryFabric.builder().clock(clock).build();
-        linkA = fabric.attach(ADDRESS_A, 1500);
-        linkB = fabric.attach(ADDRESS_B, 1500);
+        linkA = fabric.attach(addressA, 1500);
+        linkB = fabric.attach(addressB, 1500);
         a = RdmaDevice.open(linkA, DeviceOptions.invoker().progressGroup(group)
             .engineConfig(new EngineConfig().clock(clock)).name("A"));
         b = RdmaDevice.open(linkB, DeviceOptions.invoker().progressGroup(group)
@@ -101,7 +107,7 @@ final class CmFabric implements AutoCloseable
         try
         {
             return new InetSocketAddress(InetAddress.getByAddress(ByteBuffer.allocate(16)
-                .putLong(LinkAddress.LINK_LOCAL_HIGH).putLong(link.linkLocalLow()).array()), port);
+                .putLong(Gid.LINK_LOCAL_HIGH).putLong(link.linkLocalLow()).array()), port);
         }
         catch (final UnknownHostException ex)
         {

@@ -3,6 +3,7 @@ package org.roce4j.cm.rdmacm;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,11 +20,14 @@ import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.link.memory.FaultRule;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.fault.FaultRule;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendWorkRequest;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmRejectReason;
 
@@ -77,6 +81,16 @@ class RdmaCmTest
         final RdmaCmEvent established = fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
         fx.cmB.expect(passive, RdmaCmEventType.ESTABLISHED, WAIT_NS);
         return new Connection(active, passive, request, established);
+    }
+
+    private void assertASendArrives(final Connection c)
+    {
+        final MemoryRegion bufA = CmFabric.register(fx.pdA, 64);
+        final MemoryRegion bufB = CmFabric.register(fx.pdB, 64);
+        c.passive().qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 64));
+        c.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND)
+            .sendFlags(SendFlags.SIGNALED).addSge(bufA, 0, 8));
+        assertEquals(WcStatus.SUCCESS, CmFabric.awaitCompletion(fx.cqB).status());
     }
 
     private RdmaCmId listenB()
@@ -343,12 +357,53 @@ class RdmaCmTest
         assertEquals(CmFabric.linkLocal(ADDRESS_A, c.active().localAddress().getPort()), c.passive().remoteAddress());
         final QpAttributes a = c.active().qp().query(new QpAttributes(), QpAttrMask.ALL);
         assertEquals(0, a.ahAttr.sgidIndex(), "the link-local GID");
-        final MemoryRegion bufA = CmFabric.register(fx.pdA, 64);
-        final MemoryRegion bufB = CmFabric.register(fx.pdB, 64);
-        c.passive().qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 64));
-        c.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND)
-            .sendFlags(SendFlags.SIGNALED).addSge(bufA, 0, 8));
-        assertEquals(WcStatus.SUCCESS, CmFabric.awaitCompletion(fx.cqB).status());
+        assertASendArrives(c);
+    }
+
+    @Test
+    void globalIpv6ConnectionsTakeTheSourceGidOfThatAddress()
+    {
+        fx.close();
+        fx = new CmFabric(
+            new LinkAddress(Mac.parse("02:00:00:00:00:0a"), List.of(Gid.parse("10.0.0.1"), Gid.parse("fd00:77::1"))),
+            new LinkAddress(Mac.parse("02:00:00:00:00:0b"), List.of(Gid.parse("10.0.0.2"), Gid.parse("fd00:77::2"))),
+            true);
+        final RdmaCmId listener = fx.cmB.createId().listen(new InetSocketAddress("fd00:77::2", PORT), 4);
+        final Connection c = connect(listener, new InetSocketAddress("fd00:77::2", PORT));
+        assertEquals(new InetSocketAddress("fd00:77::1", c.active().localAddress().getPort()),
+            c.passive().remoteAddress(), "the source address the cma header carried");
+        final QpAttributes a = c.active().qp().query(new QpAttributes(), QpAttrMask.ALL);
+        assertEquals(2, a.ahAttr.sgidIndex(), "GID 2: fe80::, ::ffff:10.0.0.1, then fd00:77::1");
+        assertEquals(Gid.parse("fd00:77::2"), new Gid(a.ahAttr.dgidHigh(), a.ahAttr.dgidLow()));
+        final QpAttributes b = c.passive().qp().query(new QpAttributes(), QpAttrMask.ALL);
+        assertEquals(2, b.ahAttr.sgidIndex(), "the passive side's fd00:77::2");
+        assertASendArrives(c);
+    }
+
+    @Test
+    void theTypeOfServiceOptionGoesIntoBothQpsOrTheListenersIntoItsConnections()
+    {
+        // rdma_set_option(RDMA_OPTION_ID_TOS) before connect: the REQ's traffic class, which both QPs then use.
+        final RdmaCmId listener = listenB();
+        final RdmaCmId active = fx.cmA.createId().tos(0x68);
+        active.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        active.connect(CmFabric.address(ADDRESS_B, PORT), new ConnParam());
+        final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
+        request.id().createQp(fx.pdB, CmFabric.init(fx.cqB));
+        request.id().accept(null);
+        fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
+        assertEquals(0x68, active.qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(0x68, request.id().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+
+        // On a listener: its connections use it instead of the REQ's (0 here); the active side keeps the REQ's.
+        final RdmaCmId tosListener = fx.cmB.createId().tos(0x20).listen(new InetSocketAddress("0.0.0.0", PORT + 1),
+            4);
+        final Connection c = connect(tosListener, CmFabric.address(ADDRESS_B, PORT + 1));
+        assertEquals(0x20, c.passive().tos(), "inherited from the listener");
+        assertEquals(0x20, c.passive().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(0, c.active().qp().query(new QpAttributes(), QpAttrMask.ALL).ahAttr.trafficClass());
+        assertEquals(-1, c.active().tos(), "unset");
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().tos(256));
     }
 
     @Test
@@ -396,6 +451,10 @@ class RdmaCmTest
         assertTrue(tooMuch.getMessage().contains("at most 56 bytes"), tooMuch.getMessage());
         assertThrows(IllegalArgumentException.class, () -> id.connect(CmFabric.address(ADDRESS_A, PORT),
             new ConnParam()), "our own address");
+        final IllegalArgumentException noGlobal = assertThrows(IllegalArgumentException.class,
+            () -> id.connect(new InetSocketAddress("fd00:77::2", PORT), new ConnParam()));
+        assertTrue(noGlobal.getMessage().contains("this device has no global IPv6 address (10.0.0.1, fe80:"),
+            noGlobal.getMessage());
         assertThrows(IllegalStateException.class, () -> id.accept(null), "not a request");
         assertThrows(IllegalStateException.class, id::disconnect, "never connected");
         assertThrows(IllegalArgumentException.class, () -> new ConnParam().retryCount(8));

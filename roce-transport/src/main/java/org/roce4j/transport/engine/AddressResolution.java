@@ -46,8 +46,8 @@ final class AddressResolution
         final int index = ah.sgidIndex();
         if (!gids.isValidIndex(index))
         {
-            throw new IllegalArgumentException("sgid_index " + index + " is not in the GID table (0: link-local " +
-                "IPv6, 1: IPv4-mapped)");
+            throw new IllegalArgumentException("sgid_index " + index + " is not in the GID table (" + gids.listing() +
+                ")");
         }
         out.gids(gids.high(index), gids.low(index), ah.dgidHigh(), ah.dgidLow())
             .trafficClass(ah.trafficClass())
@@ -65,7 +65,11 @@ final class AddressResolution
      */
     void warmNeighbour(final AddressVector vector)
     {
-        if (!vector.ipv6())
+        if (vector.ipv6())
+        {
+            link.resolve(vector.destinationHigh(), vector.destinationLow());
+        }
+        else
         {
             link.resolve(vector.destinationIpv4());
         }

@@ -2,6 +2,7 @@ package org.roce4j.transport.engine;
 
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.AhOps;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
 
@@ -70,7 +71,7 @@ final class AddressVector implements AhOps
      */
     public static boolean isIpv4Mapped(final long high, final long low)
     {
-        return LinkAddress.IPV4_MAPPED_HIGH == high && LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L);
+        return Gid.isIpv4Mapped(high, low);
     }
 
     /**

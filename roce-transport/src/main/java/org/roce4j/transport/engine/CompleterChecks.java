@@ -122,6 +122,21 @@ final class CompleterChecks
                     counters.increment(TransportCounter.DROP_BAD_RESPONSE);
                     return State.ERROR;
                 }
+                if (WrOpcode.ATOMIC_WRITE == wqe.opcode || WrOpcode.FLUSH == wqe.opcode)
+                {
+                    if (0 != pkt.payloadLength())
+                    {
+                        // The answer is zero-length (rxe send_read_response_ack); data for a WQE that asked for
+                        // none has nowhere to go.
+                        counters.increment(TransportCounter.DROP_BAD_RESPONSE);
+                        return State.ERROR;
+                    }
+                    // rxe check_ack: the zero-length READ response answering an ATOMIC_WRITE goes to
+                    // COMPST_WRITE_SEND; one answering a FLUSH goes through COMPST_READ, which copies nothing and
+                    // reaches COMPST_COMP_ACK the same way. Either completes the WQE whose last PSN it carries.
+                    Completer.resetRetryCounters(qp);
+                    return State.WRITE_SEND;
+                }
                 return readResponse(qp, wqe);
             case RC_RDMA_READ_RESPONSE_MIDDLE:
                 return readResponse(qp, wqe);

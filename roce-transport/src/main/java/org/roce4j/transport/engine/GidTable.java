@@ -1,11 +1,15 @@
 package org.roce4j.transport.engine;
 
+import java.util.List;
+
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
 
 /**
- * The port's GID table, as ib core builds it for an rxe device from the netdev's addresses: index 0 the link-local
- * IPv6 address derived from the MAC (EUI-64), index 1 the IPv4-mapped address ::ffff:a.b.c.d. Immutable once built,
- * so any thread may read it.
+ * The port's GID table, as ib core builds it for an rxe device from the netdev's addresses (roce_gid_mgmt.c, listed
+ * by {@link LinkAddress#gids()}): index 0 the link-local IPv6 address derived from the MAC (fe80::/64, modified
+ * EUI-64), then one IPv4-mapped GID ::ffff:a.b.c.d per IPv4 address, then each global IPv6 address. Immutable once
+ * built, so any thread may read it.
  *
  * <p>rxe_recv.c's rxe_chk_dgid asks this table whether a packet is for us ({@link #contains}); address handles and
  * connected QPs name their source address by index ({@link AddressResolution}).
@@ -14,25 +18,33 @@ final class GidTable
 {
     /** Index of the link-local GID (fe80::/64 + EUI-64 of the MAC). */
     static final int LINK_LOCAL_INDEX = 0;
-    /** Index of the IPv4-mapped GID (::ffff:a.b.c.d), the one RoCEv2 over IPv4 uses. */
+    /** Index of the first IPv4-mapped GID (::ffff:a.b.c.d) on a link with an IPv4 address. */
     static final int IPV4_MAPPED_INDEX = 1;
 
-    private final long[] high = new long[2];
-    private final long[] low = new long[2];
+    private final long[] high;
+    private final long[] low;
+    private final String listing;
 
     /**
-     * @param address the link's MAC and IPv4 address.
+     * @param address the link's MAC and addresses.
      */
     GidTable(final LinkAddress address)
     {
-        high[LINK_LOCAL_INDEX] = LinkAddress.LINK_LOCAL_HIGH;
-        low[LINK_LOCAL_INDEX] = address.linkLocalLow();
-        high[IPV4_MAPPED_INDEX] = LinkAddress.IPV4_MAPPED_HIGH;
-        low[IPV4_MAPPED_INDEX] = address.ipv4MappedLow();
+        final List<Gid> gids = address.gids();
+        high = new long[gids.size()];
+        low = new long[gids.size()];
+        final StringBuilder text = new StringBuilder();
+        for (int i = 0; i < gids.size(); i++)
+        {
+            high[i] = gids.get(i).high();
+            low[i] = gids.get(i).low();
+            text.append(0 == i ? "" : ", ").append(i).append(' ').append(describe(gids.get(i)));
+        }
+        listing = text.toString();
     }
 
     /**
-     * @return number of entries (2).
+     * @return number of entries: 1 + the link's IPv4 addresses + its global IPv6 addresses.
      */
     int length()
     {
@@ -90,7 +102,31 @@ final class GidTable
      */
     boolean contains(final long gidHigh, final long gidLow)
     {
-        return (gidHigh == high[LINK_LOCAL_INDEX] && gidLow == low[LINK_LOCAL_INDEX]) ||
-            (gidHigh == high[IPV4_MAPPED_INDEX] && gidLow == low[IPV4_MAPPED_INDEX]);
+        for (int i = 0; i < high.length; i++)
+        {
+            if (gidHigh == high[i] && gidLow == low[i])
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @return every entry with its index and kind, e.g. {@code 0 link-local fe80::ff:fe00:1, 1 IPv4-mapped
+     *     ::ffff:10.0.0.1}, for messages naming the table.
+     */
+    String listing()
+    {
+        return listing;
+    }
+
+    private static String describe(final Gid gid)
+    {
+        if (Gid.isLinkLocal(gid.high()))
+        {
+            return "link-local " + gid;
+        }
+        return (gid.isIpv4Mapped() ? "IPv4-mapped " : "IPv6 ") + gid;
     }
 }

@@ -2,6 +2,7 @@ package org.roce4j.transport.engine;
 
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.cc.CongestionControl;
 import org.roce4j.transport.link.Link;
 import org.roce4j.wire.Icrc;
 import org.roce4j.wire.Opcode;
@@ -14,7 +15,8 @@ import org.roce4j.wire.header.UdpHeader;
  * Builds packets straight into the link's send buffer: claim, write Ethernet/IP/UDP/BTH from an address vector,
  * let the caller add extension headers and payload, then finish (pad, lengths, ICRC) and commit.
  *
- * <p>The destination MAC is left zero: the link owns layer 2 and fills it in.
+ * <p>The destination MAC is left zero: the link owns layer 2 and fills it in. With congestion control on, the ECN bits
+ * of every packet's traffic class are ECT(0) ({@link CongestionControl#dataTrafficClass(int)}).
  */
 final class PacketSender
 {
@@ -26,14 +28,17 @@ final class PacketSender
     private final Link link;
     private final long sourceMac;
     private final TransportCounters counters;
+    private final CongestionControl congestion;
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
     private int claimIndex = -1;
+    private int lastFrameLength;
 
-    PacketSender(final Link link, final TransportCounters counters)
+    PacketSender(final Link link, final TransportCounters counters, final CongestionControl congestion)
     {
         this.link = link;
         this.sourceMac = link.address().mac();
         this.counters = counters;
+        this.congestion = congestion;
     }
 
     /**
@@ -57,16 +62,16 @@ final class PacketSender
         }
         claimIndex = index;
         builder.wrap(link.sendBuffer(), index).ethernet(0L, sourceMac);
+        final int trafficClass = congestion.dataTrafficClass(address.trafficClass());
         if (address.ipv6())
         {
             builder.ipv6(address.sourceHigh(), address.sourceLow(), address.destinationHigh(),
                 address.destinationLow());
-            builder.ipv6Header().versionClassFlow(address.trafficClass(), address.flowLabel())
-                .hopLimit(address.hopLimit());
+            builder.ipv6Header().versionClassFlow(trafficClass, address.flowLabel()).hopLimit(address.hopLimit());
         }
         else
         {
-            builder.ipv4(address.sourceIpv4(), address.destinationIpv4(), address.trafficClass(), address.hopLimit());
+            builder.ipv4(address.sourceIpv4(), address.destinationIpv4(), trafficClass, address.hopLimit());
         }
         builder.udp(address.udpSourcePort()).bth(opcode, destQp, psn);
         return true;
@@ -90,11 +95,20 @@ final class PacketSender
         final int length = builder.finish();
         link.commit(claimIndex, length);
         claimIndex = -1;
+        lastFrameLength = length;
         counters.increment(TransportCounter.PACKETS_SENT);
         if (payloadBytes > 0)
         {
             counters.add(TransportCounter.PAYLOAD_BYTES_SENT, payloadBytes);
         }
+    }
+
+    /**
+     * @return the length of the frame {@link #end(int)} sent last, Ethernet header to ICRC (the pacer's measure).
+     */
+    int lastFrameLength()
+    {
+        return lastFrameLength;
     }
 
     /**

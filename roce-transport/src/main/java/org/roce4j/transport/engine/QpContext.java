@@ -64,6 +64,8 @@ final class QpContext implements QpOps
     final AtomicBoolean doorbell = new AtomicBoolean();
     /** The QP was destroyed: stray packets and doorbells are ignored. */
     boolean destroyed;
+    /** Congestion-control state, made on first need ({@link CongestionPoints}); null until then. */
+    QpCongestion congestion;
 
     QpContext(
         final int qpn,

@@ -7,7 +7,8 @@ import org.agrona.DeadlineTimerWheel;
 import org.agrona.collections.Long2ObjectHashMap;
 
 /**
- * The retransmit and RNR timers of every QP (rxe's per-QP retrans_timer and rnr_nak_timer), on an Agrona
+ * The retransmit and RNR timers of every QP (rxe's per-QP retrans_timer and rnr_nak_timer), and the DCQCN pacer's
+ * wait ({@link QpCongestion#pacerWakeNs}), on an Agrona
  * {@link DeadlineTimerWheel}, so a duty cycle does work in proportion to the timers that expire, not to the QPs that
  * have one armed.
  *
@@ -169,6 +170,14 @@ final class QpTimers
             engine.schedule(qp);
             fired++;
         }
+        final QpCongestion cc = qp.congestion;
+        if (null != cc && cc.pacerArmed && nowNs - cc.pacerWakeNs >= 0)
+        {
+            // The pacer's wait ended (CongestionPoints.maySend): the requester looks again.
+            cc.pacerArmed = false;
+            engine.schedule(qp);
+            fired++;
+        }
         if (!qp.destroyed)
         {
             final long next = nextDeadlineNs(qp);
@@ -190,6 +199,11 @@ final class QpTimers
         if (qp.req.waitingRnrTimer && qp.req.rnrDeadlineNs < next)
         {
             next = qp.req.rnrDeadlineNs;
+        }
+        final QpCongestion cc = qp.congestion;
+        if (null != cc && cc.pacerArmed && cc.pacerWakeNs < next)
+        {
+            next = cc.pacerWakeNs;
         }
         return next;
     }

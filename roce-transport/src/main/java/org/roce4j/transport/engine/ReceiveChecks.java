@@ -22,7 +22,8 @@ import org.roce4j.wire.header.DethHeader;
  * and Q_Key (check_keys), source and destination addresses of connected QPs (check_addr). Each failure drops the
  * frame and counts it under its own {@link TransportCounter}; frames the parser rejects are also counted per reason
  * in the {@link FrameStatusCounters}. A packet that passes goes, in place, to the {@link Responder} (requests) or the
- * {@link Completer} (responses).
+ * {@link Completer} (responses); a request passes the notification point and a CNP goes to the reaction point
+ * ({@link CongestionPoints}) first.
  */
 final class ReceiveChecks implements FrameHandler
 {
@@ -127,12 +128,20 @@ final class ReceiveChecks implements FrameHandler
         final BthHeader bth = parser.bth();
         final int qpn = bth.destQp();
         final QpContext qp = qps.lookup(qpn);
+        final Opcode opcode = parser.opcode();
+        if (Transport.CNP == opcode.transport())
+        {
+            // A CNP (opcode 0x81) is for the reaction point, whatever the QP's type or state: handled or ignored and
+            // counted, never an error (rxe drops it in check_type_state).
+            engine.congestion.onCnp(qp, null != qp && !qp.destroyed &&
+                (qp.type.isDatagram() || addressMatches(qp, parser)));
+            return;
+        }
         if (null == qp || qp.destroyed)
         {
             counters.increment(TransportCounter.DROP_NO_QP);
             return;
         }
-        final Opcode opcode = parser.opcode();
         // rxe check_type_state: the opcode's transport must be the QP's.
         if (opcode.transport() != qp.type.transport())
         {
@@ -176,6 +185,7 @@ final class ReceiveChecks implements FrameHandler
                 qp.commEstablished = true;
                 engine.raise(AsyncEventType.COMM_EST, qp.qpn);
             }
+            engine.congestion.onRequest(qp, parser);
             responder.onRequest(qp, parser);
         }
         else
@@ -198,7 +208,7 @@ final class ReceiveChecks implements FrameHandler
     {
         if (4 == parser.ipVersion())
         {
-            return parser.ipv4().destination() == linkAddress.ipv4();
+            return linkAddress.ownsIpv4(parser.ipv4().destination());
         }
         return gids.contains(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
     }

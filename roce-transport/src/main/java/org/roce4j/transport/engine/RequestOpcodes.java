@@ -4,9 +4,9 @@ import org.roce4j.ib.WrOpcode;
 import org.roce4j.wire.Opcode;
 
 /**
- * Which opcode the requester puts on the next packet of a SEND or RDMA WRITE (rxe_req.c next_opcode_rc and
- * next_opcode_uc): by transport, work request opcode and the packet's place in the message (FIRST, MIDDLE, LAST,
- * ONLY). The table is data; {@code RequestOpcodesTest} checks it whole against the opcode table.
+ * Which opcode the requester puts on the next packet of a SEND, RDMA WRITE, FLUSH or ATOMIC WRITE (rxe_req.c
+ * next_opcode_rc and next_opcode_uc): by transport, work request opcode and the packet's place in the message
+ * (FIRST, MIDDLE, LAST, ONLY). The table is data; {@code RequestOpcodesTest} checks it whole against the opcode table.
  */
 final class RequestOpcodes
 {
@@ -38,6 +38,11 @@ final class RequestOpcodes
         NEXT_OPCODE[0][WrOpcode.RDMA_WRITE_WITH_IMM.ordinal()] = new Opcode[]
             {Opcode.RC_RDMA_WRITE_FIRST, Opcode.RC_RDMA_WRITE_MIDDLE, Opcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE,
                 Opcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE};
+        // rxe next_opcode_rc: FLUSH and ATOMIC_WRITE are one packet whatever their length (RC only).
+        NEXT_OPCODE[0][WrOpcode.FLUSH.ordinal()] = new Opcode[]
+            {Opcode.RC_FLUSH, Opcode.RC_FLUSH, Opcode.RC_FLUSH, Opcode.RC_FLUSH};
+        NEXT_OPCODE[0][WrOpcode.ATOMIC_WRITE.ordinal()] = new Opcode[]
+            {Opcode.RC_ATOMIC_WRITE, Opcode.RC_ATOMIC_WRITE, Opcode.RC_ATOMIC_WRITE, Opcode.RC_ATOMIC_WRITE};
         NEXT_OPCODE[1][WrOpcode.SEND.ordinal()] = new Opcode[]
             {Opcode.UC_SEND_FIRST, Opcode.UC_SEND_MIDDLE, Opcode.UC_SEND_LAST, Opcode.UC_SEND_ONLY};
         NEXT_OPCODE[1][WrOpcode.SEND_WITH_IMM.ordinal()] = new Opcode[]
@@ -57,7 +62,7 @@ final class RequestOpcodes
 
     /**
      * @param reliable true for RC, false for UC.
-     * @param op       a SEND or RDMA WRITE work request opcode the transport offers.
+     * @param op       a SEND, RDMA WRITE, FLUSH or ATOMIC_WRITE work request opcode.
      * @param place    {@link #FIRST}, {@link #MIDDLE}, {@link #LAST} or {@link #ONLY}.
      * @return the packet's opcode, or null when the transport has no such work request (UC SEND_WITH_INV).
      */

@@ -1,5 +1,7 @@
 package org.roce4j.transport.engine;
 
+import java.nio.ByteOrder;
+
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
@@ -36,6 +38,7 @@ import org.roce4j.wire.header.DethHeader;
  *   IETH on the last, SE on the last when solicited, AckReq on the last and on every
  *   {@link EngineConfig#ackReqInterval()}-th packet (rxe RXE_MAX_PKT_PER_ACK); a READ request uses one PSN per
  *   expected response packet.</li>
+ *   <li>Rate: with DCQCN, a rate-limited QP waits for its pacer ({@link CongestionPoints#maySend}).</li>
  * </ol>
  * RC WQEs then wait for the {@link Completer}; UC and UD WQEs complete as soon as their last packet is sent.
  */
@@ -119,7 +122,7 @@ final class Requester
                         continue;
                     }
                 }
-                if (wqe.opcode.isReadOrAtomic() && !wqe.holdsOrd)
+                if (wqe.opcode.usesOrd() && !wqe.holdsOrd)
                 {
                     if (req.readAtomicOutstanding >= qp.maxRdAtomic)
                     {
@@ -151,12 +154,18 @@ final class Requester
                 fail(qp, wqe, WcStatus.LOC_PROT_ERR);
                 break;
             }
+            if (!engine.congestion.maySend(qp))
+            {
+                req.stall = RequesterStall.RATE;
+                break;
+            }
             if (!sendPacket(qp, wqe))
             {
                 req.stall = RequesterStall.LINK;
                 engine.schedule(qp);
                 break;
             }
+            engine.congestion.onSent(qp);
             sent++;
         }
         return sent;
@@ -185,7 +194,8 @@ final class Requester
                 allowed = true;
                 break;
         }
-        if (!allowed || (wqe.isInline() && op.isReadOrAtomic()))
+        // Inline data is for SEND and WRITE only; FLUSH and ATOMIC WRITE take their data from the WR itself.
+        if (!allowed || (wqe.isInline() && (op.usesOrd() || WrOpcode.FLUSH == op)))
         {
             return fail(qp, wqe, WcStatus.LOC_QP_OP_ERR);
         }
@@ -253,9 +263,9 @@ final class Requester
         {
             return sendReadRequest(qp, wqe);
         }
-        if (wqe.opcode.isAtomic())
+        if (wqe.opcode.isAtomic() || WrOpcode.FLUSH == wqe.opcode || WrOpcode.ATOMIC_WRITE == wqe.opcode)
         {
-            return sendAtomic(qp, wqe);
+            return sendOnePsnRequest(qp, wqe);
         }
         return sendSendOrWrite(qp, wqe);
     }
@@ -358,25 +368,51 @@ final class Requester
         return true;
     }
 
-    private boolean sendAtomic(final QpContext qp, final SendWqe wqe)
+    /**
+     * A request of one packet and one PSN, as rxe_req.c init_req_packet and finish_packet build them, always with
+     * AckReq (an END packet): an atomic (AtomicETH), a FLUSH (FETH, then RETH, and "oA19-2: shall have no payload")
+     * or an ATOMIC WRITE (RETH and the 8 bytes; rxe's reth_len is wqe->dma.resid: the flush length, or 8).
+     */
+    private boolean sendOnePsnRequest(final QpContext qp, final SendWqe wqe)
     {
         final RequesterState req = qp.req;
         final int psn = req.psn;
-        final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == wqe.opcode;
-        final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : Opcode.RC_FETCH_ADD;
+        final WrOpcode op = wqe.opcode;
+        final boolean compareSwap = WrOpcode.ATOMIC_CMP_AND_SWP == op;
+        final Opcode opcode = compareSwap ? Opcode.RC_COMPARE_SWAP : WrOpcode.ATOMIC_FETCH_AND_ADD == op ?
+            Opcode.RC_FETCH_ADD : RequestOpcodes.next(true, op, RequestOpcodes.ONLY);
+        final int payload = WrOpcode.ATOMIC_WRITE == op ? 8 : 0;
         final PacketSender sender = engine.sender;
-        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, 0))
+        if (!sender.begin(qp.address, opcode, qp.attributes.destQpNum, psn, payload))
         {
             return false;
         }
         final RoceFrameBuilder builder = sender.builder();
         builder.bthHeader().ackReq(ackRequested(req, true));
-        // rxe_req.c: CMP_AND_SWP carries swap in Swap/Add and compare in Compare; FETCH_AND_ADD carries the addend
-        // (wr.atomic.compare_add) in Swap/Add.
-        builder.atomicEth().va(wqe.remoteAddress).rkey(wqe.rkey)
-            .swapAdd(compareSwap ? wqe.swap : wqe.compareAdd)
-            .compare(compareSwap ? wqe.compareAdd : 0);
-        sender.end(0);
+        if (op.isAtomic())
+        {
+            // rxe_req.c: CMP_AND_SWP carries swap in Swap/Add and compare in Compare; FETCH_AND_ADD carries the
+            // addend (wr.atomic.compare_add) in Swap/Add.
+            builder.atomicEth().va(wqe.remoteAddress).rkey(wqe.rkey)
+                .swapAdd(compareSwap ? wqe.swap : wqe.compareAdd)
+                .compare(compareSwap ? wqe.compareAdd : 0);
+        }
+        else
+        {
+            builder.reth().va(wqe.remoteAddress).rkey(wqe.rkey).dmaLength(wqe.length);
+            if (WrOpcode.FLUSH == op)
+            {
+                builder.feth().flush(wqe.flushLevel, wqe.flushType);
+            }
+            else
+            {
+                // The 8 bytes as they lie in the poster's memory (rxe memcpy of wqe->dma.atomic_wr).
+                builder.ethernetHeader().buffer()
+                    .putLong(builder.payloadOffset(), wqe.atomicWriteValue, ByteOrder.nativeOrder());
+                builder.payloadLength(payload);
+            }
+        }
+        sender.end(payload);
         wqe.firstPsn = psn;
         wqe.lastPsn = psn;
         req.psn = Psn.next(psn);

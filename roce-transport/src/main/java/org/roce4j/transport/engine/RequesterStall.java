@@ -21,5 +21,7 @@ enum RequesterStall
     /** The link had no room for another frame. */
     LINK,
     /** The per-call packet budget ran out (fairness between QPs). */
-    BUDGET
+    BUDGET,
+    /** The pacer holds the QP to its DCQCN rate: its timer entry wakes it when the next packet may go. */
+    RATE
 }

@@ -18,8 +18,10 @@ import org.roce4j.wire.header.AethHeader;
  * state that maps to the IBA error class:
  * <pre>
  *   CHK_PSN -&gt; CHK_OP_SEQ -&gt; CHK_OP_VALID -&gt; CHK_RESOURCE -&gt; CHK_LENGTH -&gt; CHK_RKEY -&gt; EXECUTE
- *     -&gt; READ_REPLY | ATOMIC_REPLY | COMPLETE -&gt; ACKNOWLEDGE -&gt; CLEANUP -&gt; DONE
- *   CHK_PSN -&gt; DUPLICATE_REQUEST (re-ACK, READ replay, atomic replay from the stored result)
+ *     -&gt; READ_REPLY | ATOMIC_REPLY | ATOMIC_WRITE_REPLY | PROCESS_FLUSH | COMPLETE -&gt; ACKNOWLEDGE -&gt; CLEANUP
+ *     -&gt; DONE
+ *   CHK_PSN -&gt; DUPLICATE_REQUEST (re-ACK, READ replay, atomic replay from the stored result, ATOMIC WRITE and
+ *     FLUSH answered again without executing them again)
  *   ERR_PSN_OUT_OF_SEQ (class B): one PSN-sequence NAK carrying the expected PSN, then silent drops
  *   ERR_RNR (class B): RNR NAK with min_rnr_timer (RC); drop (UC/UD)
  *   ERR_INVALID_REQUEST / ERR_RKEY_VIOLATION / ERR_LENGTH (class C): NAK, QP to ERR (RC); drop (UC/UD)
@@ -29,7 +31,11 @@ import org.roce4j.wire.header.AethHeader;
  * last PSN acknowledges all before it, IBA 9.7.5.1.1); a UC message broken by a new FIRST/ONLY is dropped but the
  * new message is accepted (rxe drops both; in both the broken message's SRQ WQE completes with REM_INV_REQ_ERR); a
  * receive buffer too small for a SEND completes with LOC_LEN_ERR (the libibverbs meaning) where rxe reports
- * REM_INV_REQ_ERR; FLUSH and ATOMIC WRITE are not offered and are NAKed as invalid requests.
+ * REM_INV_REQ_ERR; a FLUSH on a QP without responder resources is NAKed as an invalid request (rxe does not check
+ * and takes a slot of an empty ring); a FLUSH's responder resource remembers its PSN (rxe's rxe_prepare_res leaves
+ * the slot's previous PSNs, so its duplicate lookup may miss or hit the wrong slot); an ATOMIC WRITE whose RETH
+ * length is not 8 is NAKed as an invalid request (rxe stores the payload's first 8 bytes, read past its end when it
+ * is shorter).
  *
  * <p>This class runs the states and handles the error states and the flush; the work of the others is split along
  * rxe_resp.c's seams: {@link ResponderChecks} (CHK_*), {@link ResponderExecute} (EXECUTE, READ_REPLY, ATOMIC_REPLY,
@@ -58,6 +64,10 @@ final class Responder
         READ_REPLY,
         /** Execute the atomic and keep its result. */
         ATOMIC_REPLY,
+        /** Store an ATOMIC WRITE's 8 bytes and answer with a zero-length READ response. */
+        ATOMIC_WRITE_REPLY,
+        /** Carry out a FLUSH and answer with a zero-length READ response. */
+        PROCESS_FLUSH,
         /** Write the receive completion. */
         COMPLETE,
         /** Send or queue the ACK / NAK / atomic ACK. */
@@ -90,8 +100,6 @@ final class Responder
         DONE
     }
 
-    /** Size of the GRH area at the start of every UD receive buffer (union rdma_network_hdr, ib_verbs.h). */
-    static final int GRH_BYTES = 40;
     private final RoceEngine engine;
     private final TransportCounters counters;
     private final ResponderChecks checks;
@@ -143,7 +151,7 @@ final class Responder
                     state = checks.checkOpSeq(qp, opcode);
                     break;
                 case CHK_OP_VALID:
-                    state = checks.checkOpValid(qp, opcode);
+                    state = checks.checkOpValid(qp, opcode, pkt);
                     break;
                 case CHK_RESOURCE:
                     state = checks.checkResource(qp, opcode);
@@ -162,6 +170,12 @@ final class Responder
                     break;
                 case ATOMIC_REPLY:
                     state = execute.atomicReply(qp, opcode, pkt, psn);
+                    break;
+                case ATOMIC_WRITE_REPLY:
+                    state = execute.atomicWriteReply(qp, opcode, pkt, psn);
+                    break;
+                case PROCESS_FLUSH:
+                    state = execute.processFlush(qp, opcode, psn);
                     break;
                 case COMPLETE:
                     state = execute.complete(qp, opcode, pkt);

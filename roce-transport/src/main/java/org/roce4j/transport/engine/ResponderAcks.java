@@ -15,9 +15,10 @@ import org.roce4j.wire.header.RethHeader;
 
 /**
  * The responder's acknowledgements and duplicates (rxe_resp.c acknowledge, send_ack, send_atomic_ack,
- * duplicate_request): ACKs, NAKs and atomic ACKs built and sent, ACKs requested within one receive batch coalesced
- * into one per QP (the last PSN acknowledges all before it, IBA 9.7.5.1.1) and sent by the engine at the end of the
- * batch, and duplicate requests answered: re-ACKed, a READ response replayed, an atomic's stored result sent again.
+ * send_read_response_ack, duplicate_request): ACKs, NAKs, atomic ACKs and zero-length READ responses built and
+ * sent, ACKs requested within one receive batch coalesced into one per QP (the last PSN acknowledges all before it,
+ * IBA 9.7.5.1.1) and sent by the engine at the end of the batch, and duplicate requests answered: re-ACKed, a READ
+ * response replayed, an atomic's stored result sent again, an ATOMIC WRITE or FLUSH answered again.
  */
 final class ResponderAcks
 {
@@ -111,6 +112,17 @@ final class ResponderAcks
             counters.increment(TransportCounter.ATOMIC_REPLAYS);
             sendPendingAck(qp);
             sendAtomicAck(qp, psn, res.atomicOriginal);
+            return State.CLEANUP;
+        }
+        if ((Opcode.RC_ATOMIC_WRITE == opcode && ResponderResource.ATOMIC_WRITE == res.type) ||
+            (Opcode.RC_FLUSH == opcode && ResponderResource.FLUSH == res.type))
+        {
+            // rxe sets res->replay: atomic_write_reply and process_flush return RESPST_ACKNOWLEDGE at once, and the
+            // zero-length READ response goes out again with the duplicate's PSN; nothing is stored or flushed again.
+            counters.increment(Opcode.RC_FLUSH == opcode ?
+                TransportCounter.FLUSH_REPLAYS : TransportCounter.ATOMIC_WRITE_REPLAYS);
+            sendPendingAck(qp);
+            sendReadResponseAck(qp, psn);
             return State.CLEANUP;
         }
         counters.increment(TransportCounter.DROP_STALE_DUPLICATE);
@@ -212,6 +224,22 @@ final class ResponderAcks
         }
         sender.builder().aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(qp.resp.msn);
         sender.builder().atomicAckEth().originalData(original);
+        sender.builder().payloadLength(0);
+        sender.end(0);
+    }
+
+    /**
+     * rxe send_read_response_ack: the answer to an ATOMIC WRITE or a FLUSH, an RDMA READ RESPONSE ONLY without
+     * payload carrying an ACK syndrome and the MSN.
+     */
+    void sendReadResponseAck(final QpContext qp, final int psn)
+    {
+        final PacketSender sender = engine.sender;
+        if (!sender.begin(qp.address, Opcode.RC_RDMA_READ_RESPONSE_ONLY, qp.attributes.destQpNum, psn, 0))
+        {
+            return;
+        }
+        sender.builder().aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(qp.resp.msn);
         sender.builder().payloadLength(0);
         sender.end(0);
     }

@@ -3,6 +3,7 @@ package org.roce4j.transport.engine;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
 import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
 import org.roce4j.transport.engine.Responder.State;
@@ -13,6 +14,7 @@ import org.roce4j.wire.Position;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AtomicEthHeader;
+import org.roce4j.wire.header.FethHeader;
 import org.roce4j.wire.header.RethHeader;
 
 /**
@@ -23,6 +25,9 @@ import org.roce4j.wire.header.RethHeader;
  */
 final class ResponderChecks
 {
+    /** Bytes an ATOMIC WRITE stores (IBA A19; rxe: sizeof(u64)). */
+    static final long ATOMIC_WRITE_BYTES = 8;
+
     private final RoceEngine engine;
     private final TransportCounters counters;
 
@@ -115,17 +120,20 @@ final class ResponderChecks
     /**
      * CHK_OP_VALID: the QP's access flags must allow the operation.
      */
-    State checkOpValid(final QpContext qp, final Opcode opcode)
+    State checkOpValid(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt)
     {
         final int access = qp.attributes.qpAccessFlags;
         final Operation operation = opcode.operation();
         if (QpType.RC == qp.type)
         {
+            // rxe check_qp_attr_access: ATOMIC_WRITE needs REMOTE_WRITE on the QP; a FLUSH needs the QP's flush
+            // access for each placement type it asks for. A refusal is RESPST_ERR_UNSUPPORTED_OPCODE (class C).
             if ((Operation.RDMA_READ_REQUEST == operation && 0 == (access & AccessFlags.REMOTE_READ)) ||
-                (Operation.RDMA_WRITE == operation && 0 == (access & AccessFlags.REMOTE_WRITE)) ||
+                ((Operation.RDMA_WRITE == operation || Operation.ATOMIC_WRITE == operation) &&
+                0 == (access & AccessFlags.REMOTE_WRITE)) ||
                 ((Operation.COMPARE_SWAP == operation || Operation.FETCH_ADD == operation) &&
                 0 == (access & AccessFlags.REMOTE_ATOMIC)) ||
-                Operation.FLUSH == operation || Operation.ATOMIC_WRITE == operation)
+                (Operation.FLUSH == operation && !flushAllowed(access, pkt.feth().placementType())))
             {
                 return State.ERR_INVALID_REQUEST;
             }
@@ -141,6 +149,36 @@ final class ResponderChecks
     }
 
     /**
+     * @param access        QP or memory region access flags.
+     * @param placementType a FLUSH's FETH placement type bits.
+     * @return true when every placement type asked for has its flush access.
+     */
+    private static boolean flushAllowed(final int access, final int placementType)
+    {
+        final int needed = flushAccess(placementType);
+        return needed == (access & needed);
+    }
+
+    /**
+     * @param placementType a FLUSH's FETH placement type bits.
+     * @return the access flags that placement type needs (rxe check_rkey: IB_FLUSH_GLOBAL asks for
+     *     IB_ACCESS_FLUSH_GLOBAL, IB_FLUSH_PERSISTENT for IB_ACCESS_FLUSH_PERSISTENT; other bits for nothing).
+     */
+    private static int flushAccess(final int placementType)
+    {
+        int access = 0;
+        if (0 != (placementType & FethHeader.PLACEMENT_GLOBAL))
+        {
+            access |= AccessFlags.FLUSH_GLOBAL;
+        }
+        if (0 != (placementType & FethHeader.PLACEMENT_PERSISTENT))
+        {
+            access |= AccessFlags.FLUSH_PERSISTENT;
+        }
+        return access;
+    }
+
+    /**
      * CHK_RESOURCE: a receive WQE for SEND and WRITE with immediate (RNR without one), a responder resource for READ
      * and atomics.
      */
@@ -149,7 +187,9 @@ final class ResponderChecks
         final ResponderState resp = qp.resp;
         if (opcode.usesResponderResource())
         {
-            // rxe: "it is the requester's job to not send too many read/atomic ops, we just recycle".
+            // rxe: "it is the requester's job to not send too many read/atomic ops, we just recycle". rxe leaves
+            // FLUSH out of this check and then takes a slot of a ring of max_dest_rd_atomic entries; with none
+            // there is no slot to take, so a FLUSH is refused here like the others.
             return resp.resources.length > 0 ? State.CHK_LENGTH : State.ERR_INVALID_REQUEST;
         }
         if (needsReceiveWqe(opcode))
@@ -204,7 +244,7 @@ final class ResponderChecks
         if (qp.type.isDatagram())
         {
             // IBA C9-92 / rxe: payload plus the 40-byte GRH area must fit the receive buffer.
-            if (payload + Responder.GRH_BYTES > resp.recvWqe.sgl.totalLength())
+            if (payload + WorkCompletion.GRH_BYTES > resp.recvWqe.sgl.totalLength())
             {
                 return State.ERR_LENGTH;
             }
@@ -244,7 +284,8 @@ final class ResponderChecks
         }
         final Operation operation = opcode.operation();
         if (Operation.RDMA_WRITE == operation || Operation.RDMA_READ_REQUEST == operation ||
-            Operation.COMPARE_SWAP == operation || Operation.FETCH_ADD == operation)
+            Operation.COMPARE_SWAP == operation || Operation.FETCH_ADD == operation ||
+            Operation.FLUSH == operation || Operation.ATOMIC_WRITE == operation)
         {
             return State.CHK_RKEY;
         }
@@ -275,6 +316,10 @@ final class ResponderChecks
                 // IBA 9.4.5 / rxe: the atomic target must be 8-byte aligned.
                 return State.ERR_INVALID_REQUEST;
             }
+        }
+        else if (Operation.FLUSH == operation || Operation.ATOMIC_WRITE == operation)
+        {
+            return checkFlushOrAtomicWriteRkey(qp, opcode, pkt);
         }
         else if (opcode.has(ExtHeader.RETH))
         {
@@ -312,9 +357,8 @@ final class ResponderChecks
             }
             return checkWriteLength(qp, pkt);
         }
-        final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
-        if (null == mr || !mr.isValid() || mr.pdHandle() != qp.pdHandle || 0 == (mr.access() & access) ||
-            !mr.contains(va, length))
+        final MemoryRegionEntry mr = lookupMr(qp, rkey, access);
+        if (null == mr || !mr.contains(va, length))
         {
             return State.ERR_RKEY_VIOLATION;
         }
@@ -325,6 +369,64 @@ final class ResponderChecks
         }
         resp.writeRegion = mr;
         return State.EXECUTE;
+    }
+
+    /**
+     * rxe lookup_mr: the region the rkey names, in the QP's protection domain, valid, with every access flag asked
+     * for ({@code (access & mr->access) != access} refuses it).
+     */
+    private MemoryRegionEntry lookupMr(final QpContext qp, final int rkey, final int access)
+    {
+        final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
+        if (null == mr || !mr.isValid() || mr.pdHandle() != qp.pdHandle || access != (mr.access() & access))
+        {
+            return null;
+        }
+        return mr;
+    }
+
+    /**
+     * CHK_RKEY of a FLUSH or an ATOMIC_WRITE (rxe check_rkey). A FLUSH needs the region's flush access for its
+     * placement types and, at selectivity level MR, no range check ("we will flush whole mr"); a zero length is not
+     * exempt as it is for READ and WRITE. An ATOMIC_WRITE needs REMOTE_WRITE over its range and a payload of exactly
+     * the RETH length with the matching pad; unlike rxe it must also be 8 bytes (IBA A19: the DMA length of an
+     * ATOMIC WRITE is 8; rxe reads 8 bytes from whatever payload came, past its end when shorter).
+     */
+    private State checkFlushOrAtomicWriteRkey(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt)
+    {
+        final RethHeader reth = pkt.reth();
+        final long va = reth.va();
+        final long length = reth.dmaLength();
+        final boolean flush = Operation.FLUSH == opcode.operation();
+        final int access = flush ? flushAccess(pkt.feth().placementType()) : AccessFlags.REMOTE_WRITE;
+        final MemoryRegionEntry mr = lookupMr(qp, reth.rkey(), access);
+        if (null == mr)
+        {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        final boolean wholeRegion = flush && FethHeader.SELECTIVITY_MR == pkt.feth().selectivityLevel();
+        if (!wholeRegion && !mr.contains(va, length))
+        {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        qp.resp.writeRegion = mr;
+        if (flush)
+        {
+            return State.EXECUTE;
+        }
+        final int payload = pkt.payloadLength();
+        if (length > qp.mtuBytes)
+        {
+            if (payload != qp.mtuBytes || 0 != pkt.padCount())
+            {
+                return State.ERR_LENGTH;
+            }
+        }
+        else if (payload != length || pkt.padCount() != ((int)-length & 3))
+        {
+            return State.ERR_LENGTH;
+        }
+        return ATOMIC_WRITE_BYTES == length ? State.EXECUTE : State.ERR_LENGTH;
     }
 
     private static State checkWriteLength(final QpContext qp, final RoceFrameParser pkt)

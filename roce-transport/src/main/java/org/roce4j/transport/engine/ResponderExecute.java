@@ -1,5 +1,6 @@
 package org.roce4j.transport.engine;
 
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -25,7 +26,8 @@ import org.roce4j.wire.header.Ipv6Header;
 import org.roce4j.wire.header.RethHeader;
 
 /**
- * The responder's execution of a checked request (rxe_resp.c execute, read_reply, atomic_reply, do_complete): SEND
+ * The responder's execution of a checked request (rxe_resp.c execute, read_reply, atomic_reply,
+ * atomic_write_reply, process_flush, do_complete): SEND
  * data scattered into the receive WQE (after the GRH area on UD), WRITE data placed in the region, a READ response
  * started and continued within a packet budget, an atomic executed and its original value kept for replays, and the
  * receive completion written. Each returns the next {@link Responder.State}.
@@ -33,7 +35,7 @@ import org.roce4j.wire.header.RethHeader;
 final class ResponderExecute
 {
     /** Zero bytes placed before an IPv4 header in the GRH area (20 reserved + 20 IPv4 = 40, rxe execute()). */
-    private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[Responder.GRH_BYTES]);
+    private static final UnsafeBuffer ZEROS = new UnsafeBuffer(new byte[WorkCompletion.GRH_BYTES]);
 
     private final RoceEngine engine;
     private final TransportCounters counters;
@@ -66,7 +68,7 @@ final class ResponderExecute
             if (qp.type.isDatagram())
             {
                 placeGrh(sgl, pkt);
-                resp.messageOffset = Responder.GRH_BYTES;
+                resp.messageOffset = WorkCompletion.GRH_BYTES;
             }
             sgl.scatter(resp.messageOffset, pkt.buffer(), pkt.payloadOffset(), payload);
             resp.messageOffset += payload;
@@ -86,6 +88,14 @@ final class ResponderExecute
             // C9-148: the MSN counts a READ as soon as it is accepted.
             resp.msn = Psn.next(resp.msn);
             return State.READ_REPLY;
+        }
+        else if (Operation.ATOMIC_WRITE == operation)
+        {
+            return State.ATOMIC_WRITE_REPLY;
+        }
+        else if (Operation.FLUSH == operation)
+        {
+            return State.PROCESS_FLUSH;
         }
         else
         {
@@ -128,8 +138,8 @@ final class ResponderExecute
         if (4 == pkt.ipVersion())
         {
             // union rdma_network_hdr for IPv4: 20 reserved (zero) bytes, then the IPv4 header.
-            sgl.scatter(0, ZEROS, 0, Responder.GRH_BYTES - Ipv4Header.LENGTH);
-            sgl.scatter(Responder.GRH_BYTES - Ipv4Header.LENGTH, pkt.buffer(), pkt.ipOffset(), Ipv4Header.LENGTH);
+            sgl.scatter(0, ZEROS, 0, WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH);
+            sgl.scatter(WorkCompletion.GRH_BYTES - Ipv4Header.LENGTH, pkt.buffer(), pkt.ipOffset(), Ipv4Header.LENGTH);
         }
         else
         {
@@ -282,17 +292,88 @@ final class ResponderExecute
         {
             mr.memory().putLong(index, original + atomic.swapAdd(), ByteOrder.nativeOrder());
         }
-        final ResponderResource res = prepareResource(resp, ResponderResource.ATOMIC);
+        executedOnePsn(qp, opcode, psn, ResponderResource.ATOMIC).atomicOriginal = original;
+        acks.sendAtomicAck(qp, psn, original);
+        return State.CLEANUP;
+    }
+
+    /**
+     * ATOMIC_WRITE_REPLY (rxe atomic_write_reply, rxe_mr_do_atomic_write): store the 8 bytes at the VA as one
+     * release store ("do atomic write after all prior operations have completed", smp_store_release), remember the
+     * request for duplicates and answer with a zero-length RDMA READ response. The region is looked at again first
+     * (oA19-28: invalid, remote access error) and the VA must be 8-byte aligned (IBA A19.4.2: invalid request).
+     */
+    State atomicWriteReply(final QpContext qp, final Opcode opcode, final RoceFrameParser pkt, final int psn)
+    {
+        final ResponderState resp = qp.resp;
+        final MemoryRegionEntry mr = resp.writeRegion;
+        final long va = pkt.reth().va();
+        if (!mr.isValid())
+        {
+            return State.ERR_RKEY_VIOLATION;
+        }
+        if (0 != (va & 7))
+        {
+            // rxe checks the iova's offset in its page: the VA itself must be 8-byte aligned.
+            return State.ERR_INVALID_REQUEST;
+        }
+        final UnsafeBuffer memory = mr.memory();
+        final int index = mr.indexOf(va);
+        // The payload's 8 bytes land as they came (rxe copies them as a u64, so byte order does not change them).
+        final long value = pkt.buffer().getLong(pkt.payloadOffset(), ByteOrder.nativeOrder());
+        if (0 == ((memory.addressOffset() + index) & 7))
+        {
+            memory.putLongOrdered(index, value);
+        }
+        else
+        {
+            // A VA aligned in the region but a buffer that is not (an iova chosen apart from the address): one
+            // plain store, as the hardware could not do better.
+            memory.putLong(index, value, ByteOrder.nativeOrder());
+        }
+        counters.add(TransportCounter.PAYLOAD_BYTES_RECEIVED, ResponderChecks.ATOMIC_WRITE_BYTES);
+        return answerWithReadResponse(qp, opcode, psn, ResponderResource.ATOMIC_WRITE);
+    }
+
+    /**
+     * PROCESS_FLUSH (rxe process_flush): a region of ordinary memory has nothing to write back, so global
+     * visibility and persistence come down to the memory barrier rxe issues (wmb); the request is remembered for
+     * duplicates (oA19-14, oA19-15) and answered with a zero-length RDMA READ response. Persistence is never asked
+     * of memory that could not give it: no region holds FLUSH_PERSISTENT access unless its memory is persistent.
+     */
+    State processFlush(final QpContext qp, final Opcode opcode, final int psn)
+    {
+        VarHandle.fullFence();
+        counters.increment(TransportCounter.FLUSHES_EXECUTED);
+        return answerWithReadResponse(qp, opcode, psn, ResponderResource.FLUSH);
+    }
+
+    private State answerWithReadResponse(final QpContext qp, final Opcode opcode, final int psn, final int type)
+    {
+        executedOnePsn(qp, opcode, psn, type);
+        acks.sendReadResponseAck(qp, psn);
+        return State.CLEANUP;
+    }
+
+    /**
+     * The bookkeeping after a one-PSN request that keeps a responder resource was executed (an atomic, an ATOMIC
+     * WRITE, a FLUSH): remember it for duplicates, count it in the MSN, expect the next PSN, and send the pending
+     * coalesced ACK so the answer that follows stays in PSN order.
+     *
+     * @return the responder resource, for the caller to complete.
+     */
+    private ResponderResource executedOnePsn(final QpContext qp, final Opcode opcode, final int psn, final int type)
+    {
+        final ResponderState resp = qp.resp;
+        final ResponderResource res = prepareResource(resp, type);
         res.firstPsn = psn;
         res.lastPsn = psn;
-        res.atomicOriginal = original;
         resp.msn = Psn.next(resp.msn);
         resp.psn = Psn.next(psn);
         resp.ackPsnNext = resp.psn;
         resp.lastOpcode = opcode.code();
         acks.sendPendingAck(qp);
-        acks.sendAtomicAck(qp, psn, original);
-        return State.CLEANUP;
+        return res;
     }
 
     /**

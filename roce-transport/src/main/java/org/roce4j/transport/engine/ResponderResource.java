@@ -3,7 +3,8 @@ package org.roce4j.transport.engine;
 import org.roce4j.wire.Psn;
 
 /**
- * One responder resource (IBA 9.4.4, rxe struct resp_res): what the responder remembers of a READ or atomic so it
+ * One responder resource (IBA 9.4.4, rxe struct resp_res): what the responder remembers of a READ, an atomic, an
+ * ATOMIC WRITE or a FLUSH so it
  * can answer a duplicate request by replaying instead of re-executing (IBA 9.9.3.1.3, C9-105 ff.).
  */
 final class ResponderResource
@@ -11,6 +12,10 @@ final class ResponderResource
     static final int FREE = 0;
     static final int READ = 1;
     static final int ATOMIC = 2;
+    /** An ATOMIC WRITE (rxe RXE_ATOMIC_WRITE_MASK): a duplicate is answered again, not executed again. */
+    static final int ATOMIC_WRITE = 3;
+    /** A FLUSH (rxe RXE_FLUSH_MASK): a duplicate is answered again (oA19-14, oA19-15). */
+    static final int FLUSH = 4;
 
     int type = FREE;
     /** First PSN of the request's response range. */

@@ -18,6 +18,7 @@ import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.provider.CommandQueue;
 import org.roce4j.transport.provider.EngineConfig;
@@ -80,6 +81,7 @@ final class RoceEngine implements Agent
     final Completer completer;
     final Responder responder;
     final QpTimers timers;
+    final CongestionPoints congestion;
     private final ReceiveChecks receiveChecks;
 
     private long nowNs;
@@ -100,7 +102,8 @@ final class RoceEngine implements Agent
         this.gids = new GidTable(link.address());
         this.addresses = new AddressResolution(gids, link);
         this.qpControl = new QpControl(this, addresses, activeMtu, link.mtu(), config.firstQpn());
-        this.sender = new PacketSender(link, counters);
+        this.sender = new PacketSender(link, counters, config.congestionControl());
+        this.congestion = new CongestionPoints(this, config.congestionControl(), counters);
         this.completer = new Completer(this);
         this.requester = new Requester(this, completer);
         this.responder = new Responder(this);
@@ -318,6 +321,18 @@ final class RoceEngine implements Agent
     }
 
     /**
+     * The QP's congestion-control state (engine thread): whether a DCQCN rate limiter holds it, its current and target
+     * rate and alpha, brought up to the engine's time first.
+     *
+     * @param qp the QP.
+     * @return a snapshot; a QP without a limiter reports the line rate.
+     */
+    public QpRate qpRate(final QpContext qp)
+    {
+        return congestion.rate(qp);
+    }
+
+    /**
      * Start resolving the layer-2 address of a vector's destination (engine thread); see
      * {@link AddressResolution#warmNeighbour}.
      *
@@ -435,7 +450,7 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @param index 0 or 1.
+     * @param index 0 .. {@link #gidTableLength()} - 1.
      * @return high 64 bits of that GID.
      */
     public long gidHigh(final int index)
@@ -444,7 +459,7 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @param index 0 or 1.
+     * @param index 0 .. {@link #gidTableLength()} - 1.
      * @return low 64 bits of that GID.
      */
     public long gidLow(final int index)
@@ -453,11 +468,21 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @return size of the GID table (2: link-local and IPv4-mapped).
+     * @return size of the GID table as rxe builds it: the link-local GID, one IPv4-mapped GID per IPv4 address of the
+     *     link, then its global IPv6 addresses.
      */
     public int gidTableLength()
     {
         return gids.length();
+    }
+
+    /**
+     * @return the GID table, entry by entry with its kind, e.g. {@code 0 link-local fe80::ff:fe00:1, 1 IPv4-mapped
+     *     ::ffff:10.0.0.1, 2 IPv6 fd00:77::1}.
+     */
+    public String gidTableListing()
+    {
+        return gids.listing();
     }
 
     /**

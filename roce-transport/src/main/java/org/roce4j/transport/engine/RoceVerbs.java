@@ -11,6 +11,7 @@ import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.provider.AhOps;
 import org.roce4j.transport.provider.CqOps;
 import org.roce4j.transport.provider.DeviceOps;
@@ -170,6 +171,18 @@ final class RoceVerbs implements DeviceOps
     public void queryQp(final QpOps qp, final QpAttributes out)
     {
         engine.queryQp((QpContext)qp, out);
+    }
+
+    /** {@inheritDoc} */
+    public String gidTableListing()
+    {
+        return engine.gidTableListing();
+    }
+
+    /** {@inheritDoc} */
+    public QpRate qpRate(final QpOps qp)
+    {
+        return engine.qpRate((QpContext)qp);
     }
 
     /** {@inheritDoc} */

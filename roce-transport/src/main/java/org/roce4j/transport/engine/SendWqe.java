@@ -26,6 +26,14 @@ final class SendWqe
     int invalidateRkey;
     long compareAdd;
     long swap;
+    /** ATOMIC_WRITE: the 8 bytes to store, as ibv_wr_atomic_write's atomic_wr read as a native-order long. */
+    long atomicWriteValue;
+    /** FLUSH: bytes to flush (the RETH DMA length; ignored by the responder for level MR). */
+    long flushLength;
+    /** FLUSH: placement type bits (FETH PLT, IBV_FLUSH_GLOBAL / IBV_FLUSH_PERSISTENT). */
+    int flushType;
+    /** FLUSH: selectivity level (FETH SEL, IBV_FLUSH_RANGE / IBV_FLUSH_MR). */
+    int flushLevel;
     final AddressVector udAddress = new AddressVector();
     int remoteQpn;
     int remoteQkey;
@@ -71,6 +79,10 @@ final class SendWqe
         invalidateRkey = 0;
         compareAdd = 0;
         swap = 0;
+        atomicWriteValue = 0;
+        flushLength = 0;
+        flushType = 0;
+        flushLevel = 0;
         remoteQpn = 0;
         remoteQkey = 0;
         state = WqeState.POSTED;
@@ -108,10 +120,21 @@ final class SendWqe
                 sgl.add(wr.sgeAddress(i), wr.sgeLength(i), wr.sgeLkey(i));
             }
         }
-        if (op.isWrite() || WrOpcode.RDMA_READ == op || op.isAtomic())
+        if (op.isWrite() || WrOpcode.RDMA_READ == op || op.isAtomic() || WrOpcode.FLUSH == op ||
+            WrOpcode.ATOMIC_WRITE == op)
         {
             remoteAddress = wr.remoteAddress();
             rkey = wr.rkey();
+        }
+        if (WrOpcode.ATOMIC_WRITE == op)
+        {
+            atomicWriteValue = wr.atomicWriteValue();
+        }
+        if (WrOpcode.FLUSH == op)
+        {
+            flushLength = wr.flushLength();
+            flushType = wr.flushType();
+            flushLevel = wr.flushLevel();
         }
         if (op.isAtomic())
         {
@@ -235,6 +258,30 @@ final class SendWqe
     }
 
     /**
+     * @param value the 8 bytes an ATOMIC_WRITE stores at the remote address (a native-order long).
+     * @return this.
+     */
+    public SendWqe atomicWrite(final long value)
+    {
+        this.atomicWriteValue = value;
+        return this;
+    }
+
+    /**
+     * @param length bytes to flush (ignored by the responder for level MR).
+     * @param type   placement type bits (FETH PLT).
+     * @param level  selectivity level (FETH SEL).
+     * @return this.
+     */
+    public SendWqe flush(final long length, final int type, final int level)
+    {
+        this.flushLength = length;
+        this.flushType = type;
+        this.flushLevel = level;
+        return this;
+    }
+
+    /**
      * @return the UD destination to fill (copy the address handle's vector in).
      */
     public AddressVector udAddress()
@@ -309,9 +356,13 @@ final class SendWqe
      */
     public long postedLength()
     {
-        if (opcode.isAtomic())
+        if (opcode.isAtomic() || WrOpcode.ATOMIC_WRITE == opcode)
         {
             return 8;
+        }
+        if (WrOpcode.FLUSH == opcode)
+        {
+            return flushLength;
         }
         return isInline() ? inlineLength : sgl.totalLength();
     }

@@ -7,10 +7,16 @@ import org.agrona.MutableDirectBuffer;
  * Moves Ethernet frames between a roce4j endpoint and a medium: the in-memory fabric, an Ethernet-over-UDP tunnel
  * to a QEMU guest, a kernel UDP socket, or a raw interface through libpcap.
  *
- * <p>The engine always deals in whole Ethernet frames (Ethernet, IP, UDP, BTH, ..., ICRC). A link owns layer 2:
- * on send it fills in the destination MAC from its neighbour table for the frame's destination IP (resolving it
- * by ARP where the medium needs it) and answers ARP for its own address. A link that cannot carry raw frames (the
- * kernel UDP link) rewrites what the kernel will put on the wire and recomputes the ICRC accordingly.
+ * <p>The engine always deals in whole Ethernet frames (Ethernet, IPv4 or IPv6, UDP, BTH, ..., ICRC). A link owns
+ * layer 2 for the set of addresses it owns ({@link #address()}): on send it fills in the destination MAC from its
+ * neighbour table for the frame's destination IP (resolving it by ARP or IPv6 Neighbor Discovery where the medium
+ * needs it, {@code link.ethernet}) and answers ARP and Neighbor Solicitations for its own addresses. A link that
+ * cannot carry raw frames (the kernel UDP link) rewrites what the kernel will put on the wire and recomputes the ICRC
+ * accordingly.
+ *
+ * <p>Links compose: {@code link.fault.FaultyLink} injects faults into any link, {@code link.capture.CaptureLink}
+ * records every frame to a pcapng file and {@code link.capture.TraceLink} prints a line per frame; both see the frames
+ * as they cross the medium through {@link #tapFrames(FrameTap)}.
  *
  * <p>Sending is claim/commit so a frame is built once, in place, in the link's own memory:
  * <pre>{@code
@@ -26,12 +32,18 @@ import org.agrona.MutableDirectBuffer;
 public interface Link extends AutoCloseable
 {
     /**
+     * Largest IP MTU a link to a real network carries: a 9216-byte jumbo frame, the common maximum of Ethernet
+     * switches and NICs (a loopback's 65536 is capped to it).
+     */
+    int MAX_IP_MTU = 9216;
+
+    /**
      * @return a short name for logs and counters, e.g. {@code tunnel:127.0.0.1:7001}.
      */
     String name();
 
     /**
-     * @return the link's own MAC and IPv4 address.
+     * @return the link's own MAC and addresses; {@link LinkAddress#ipv4()} is its primary IPv4 address.
      */
     LinkAddress address();
 
@@ -112,6 +124,31 @@ public interface Link extends AutoCloseable
      */
     default void resolve(final int ipv4)
     {
+    }
+
+    /**
+     * Start resolving an IPv6 neighbour's MAC ahead of traffic (by Neighbor Discovery), as {@link #resolve(int)}
+     * does for IPv4. Links without layer-2 resolution ignore it.
+     *
+     * @param high 64 bits of the neighbour's address.
+     * @param low  64 bits of the neighbour's address.
+     */
+    default void resolve(final long high, final long low)
+    {
+    }
+
+    /**
+     * Show every frame this link puts on or takes from its medium to a tap, as it crosses: outgoing frames as sent
+     * (destination MAC filled in, rewritten as the kernel sends them), incoming frames as received (before any
+     * filtering), and the link's own ARP and Neighbor Discovery frames. Called on the thread driving the link; taps
+     * are added before traffic starts.
+     *
+     * @param tap what to show frames to.
+     * @return false when this link cannot show its frames (the tap is not installed).
+     */
+    default boolean tapFrames(final FrameTap tap)
+    {
+        return false;
     }
 
     /**

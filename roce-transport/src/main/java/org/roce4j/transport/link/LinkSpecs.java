@@ -2,6 +2,9 @@ package org.roce4j.transport.link;
 
 import java.io.IOException;
 
+import org.agrona.concurrent.SystemNanoClock;
+import org.roce4j.transport.link.fault.FaultSpec;
+import org.roce4j.transport.link.fault.FaultyLink;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLinkConfig;
 import org.roce4j.transport.link.pcap.PcapLink;
@@ -17,22 +20,26 @@ import org.roce4j.wire.AgronaAccess;
  * <ul>
  *   <li>{@code memory}: the in-process fabric; only meaningful inside one JVM, so commands build it themselves
  *   ({@link #isMemory(String)});</li>
- *   <li>{@code memory:IP[,mac=MAC][,mtu=1500]}: for programs, a port of this JVM's default fabric
+ *   <li>{@code memory:IP[,ip=IP]...[,mac=MAC][,mtu=1500]}: for programs, a port of this JVM's default fabric
  *   ({@link MemoryFabric#defaultFabric()}, see {@link MemoryLinkConfig}), so devices opened from spec strings in one
  *   JVM reach each other;</li>
- *   <li>{@code tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC]...}: Ethernet frames in UDP datagrams,
- *   compatible with QEMU's {@code -netdev dgram} (see {@link TunnelLinkConfig});</li>
- *   <li>{@code udp:IP[,port=4791][,transport=epoll|io_uring|nio]}: the kernel's UDP stack;</li>
- *   <li>{@code pcap:IFACE[,ip=IP][,mac=MAC]}: raw Ethernet through libpcap.</li>
+ *   <li>{@code tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,ip=IP]...[,mac=MAC]...}: Ethernet frames in UDP
+ *   datagrams, compatible with QEMU's {@code -netdev dgram} (see {@link TunnelLinkConfig}); its {@code loss=P,seed=N}
+ *   opens it inside a {@link FaultyLink} with the rules {@code drop=P;seed=N};</li>
+ *   <li>{@code udp:IP[,port=4791][,transport=epoll|io_uring|nio]}: the kernel's UDP stack, IPv4 or IPv6
+ *   ({@code udp:[fd00:77::1]});</li>
+ *   <li>{@code pcap:IFACE[,ip=IP]...[,mac=MAC]}: raw Ethernet through libpcap.</li>
  * </ul>
+ * Every spec parses through one parser, {@link LinkSpec}. IP addresses may be IPv4 or IPv6 everywhere.
  */
 public final class LinkSpecs
 {
     /** The spec of the in-process fabric. */
     public static final String MEMORY = "memory";
     /** Every form, for help texts and error messages. */
-    public static final String FORMS = "memory | tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC] | " +
-        "udp:IP[,port=4791][,transport=epoll|io_uring|nio] | pcap:IFACE[,ip=IP][,mac=MAC]";
+    public static final String FORMS = "memory | tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,ip=IP]..." +
+        "[,mac=MAC] | udp:IP[,port=4791][,transport=epoll|io_uring|nio] | pcap:IFACE[,ip=IP]...[,mac=MAC] " +
+        "(IP: IPv4 or IPv6, e.g. udp:[fd00:77::1])";
     /** What a program may open besides {@link #FORMS}: a port of this JVM's default fabric. */
     public static final String MEMORY_PORT = MemoryLinkConfig.GRAMMAR;
 
@@ -87,7 +94,15 @@ public final class LinkSpecs
         }
         if (trimmed.startsWith(TunnelLinkConfig.SCHEME))
         {
-            return TunnelLink.open(trimmed);
+            final TunnelLinkConfig config = TunnelLinkConfig.parse(trimmed);
+            if (config.loss() > 0)
+            {
+                // loss=P,seed=N is sugar for the drop rule of a FaultyLink, the same as --faults 'drop=P;seed=N'.
+                final TunnelLink link = TunnelLink.open(config.withLoss(0.0, 0L));
+                return new FaultyLink(link, FaultSpec.parse("drop=" + config.loss() + ";seed=" + config.lossSeed()),
+                    SystemNanoClock.INSTANCE);
+            }
+            return TunnelLink.open(config);
         }
         if (trimmed.startsWith(UdpLinkConfig.SCHEME + ":"))
         {

@@ -3,13 +3,13 @@ package org.roce4j.transport.link;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * A link decorator that shows every frame to a {@link FrameTap} before passing it on: outgoing frames as they are
- * committed (marked dropped when the underlying link's fault injection dropped them, which it tells by its
- * INJECTED_DROPS counter moving), incoming frames as they are polled. Everything else is delegated.
+ * A link decorator that shows every frame the engine sends and receives to a {@link FrameTap} at the link's API:
+ * outgoing frames as they are committed (marked dropped when the underlying link's fault injection dropped them,
+ * which it tells by its INJECTED_DROPS counter moving), incoming frames as they are polled. It sees the engine's
+ * frames only; {@link Link#tapFrames(FrameTap)} shows what crosses the medium, the link's own ARP and ND included.
  */
-public final class TappedLink implements Link
+public final class TappedLink extends ForwardingLink
 {
-    private final Link delegate;
     private final FrameTap tap;
     private FrameHandler handler;
     private final FrameHandler tappingHandler = this::onIncoming;
@@ -20,52 +20,8 @@ public final class TappedLink implements Link
      */
     public TappedLink(final Link delegate, final FrameTap tap)
     {
-        this.delegate = delegate;
+        super(delegate);
         this.tap = tap;
-    }
-
-    /**
-     * @return the watched link.
-     */
-    public Link delegate()
-    {
-        return delegate;
-    }
-
-    /** {@inheritDoc} */
-    public String name()
-    {
-        return delegate.name();
-    }
-
-    /** {@inheritDoc} */
-    public LinkAddress address()
-    {
-        return delegate.address();
-    }
-
-    /** {@inheritDoc} */
-    public int mtu()
-    {
-        return delegate.mtu();
-    }
-
-    /** {@inheritDoc} */
-    public boolean verifiesIcrc()
-    {
-        return delegate.verifiesIcrc();
-    }
-
-    /** {@inheritDoc} */
-    public int tryClaim(final int maxLength)
-    {
-        return delegate.tryClaim(maxLength);
-    }
-
-    /** {@inheritDoc} */
-    public MutableDirectBuffer sendBuffer()
-    {
-        return delegate.sendBuffer();
     }
 
     /** {@inheritDoc} */
@@ -81,18 +37,6 @@ public final class TappedLink implements Link
     }
 
     /** {@inheritDoc} */
-    public void abort(final int index)
-    {
-        delegate.abort(index);
-    }
-
-    /** {@inheritDoc} */
-    public int flush()
-    {
-        return delegate.flush();
-    }
-
-    /** {@inheritDoc} */
     public int poll(final FrameHandler handler, final int maxFrames)
     {
         this.handler = handler;
@@ -103,17 +47,5 @@ public final class TappedLink implements Link
     {
         tap.onFrame(false, false, buffer, offset, length);
         handler.onFrame(buffer, offset, length);
-    }
-
-    /** {@inheritDoc} */
-    public LinkCounters counters()
-    {
-        return delegate.counters();
-    }
-
-    /** {@inheritDoc} */
-    public void close()
-    {
-        delegate.close();
     }
 }

@@ -12,6 +12,7 @@ import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.TransportCounters;
+import org.roce4j.transport.cc.QpRate;
 import org.roce4j.wire.FrameStatusCounters;
 
 /**
@@ -107,6 +108,11 @@ public interface DeviceOps
     int gidIndexOf(long gidHigh, long gidLow);
 
     /**
+     * @return the whole GID table in one line, index by index, for error messages that name an index outside it.
+     */
+    String gidTableListing();
+
+    /**
      * @return the device's transport counters (live).
      */
     TransportCounters counters();
@@ -186,6 +192,15 @@ public interface DeviceOps
      * @param out filled.
      */
     void queryQp(QpOps qp, QpAttributes out);
+
+    /**
+     * Read a QP's congestion-control state (engine thread): whether a DCQCN limiter holds it, its current and target
+     * rate and alpha.
+     *
+     * @param qp the QP.
+     * @return a snapshot; a QP without a limiter reports the line rate.
+     */
+    QpRate qpRate(QpOps qp);
 
     /**
      * Destroy a QP (engine thread): later packets for it are dropped as "no QP", outstanding WRs are discarded.

@@ -2,6 +2,7 @@ package org.roce4j.transport.provider;
 
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
+import org.roce4j.transport.cc.CongestionControl;
 
 /**
  * Tunables of one engine. Defaults suit both interop with rxe and the in-memory fabric.
@@ -32,6 +33,7 @@ public final class EngineConfig
     private boolean coalesceAcks = true;
     private boolean retryCountSevenForever;
     private int firstQpn = 0x11;
+    private CongestionControl congestionControl = CongestionControl.NONE;
 
     /**
      * @return the clock every timer uses.
@@ -186,6 +188,30 @@ public final class EngineConfig
             throw new IllegalArgumentException("firstQpn must be 2 .. 0xFFFFFE, got " + qpn);
         }
         this.firstQpn = qpn;
+        return this;
+    }
+
+    /**
+     * @return the device's congestion control ({@link CongestionControl#NONE} unless set).
+     */
+    public CongestionControl congestionControl()
+    {
+        return congestionControl;
+    }
+
+    /**
+     * @param congestionControl {@link CongestionControl#NONE} (rxe's behaviour, the default) or DCQCN with its
+     *                          parameters ({@link CongestionControl#parse(String)}).
+     * @return this.
+     */
+    public EngineConfig congestionControl(final CongestionControl congestionControl)
+    {
+        if (null == congestionControl)
+        {
+            throw new IllegalArgumentException("congestionControl must not be null (CongestionControl.NONE turns it " +
+                "off)");
+        }
+        this.congestionControl = congestionControl;
         return this;
     }
 

@@ -49,6 +49,26 @@ public interface SendWrView extends WrView
     long swap();
 
     /**
+     * @return the 8 bytes an ATOMIC_WRITE stores (ibv_wr_atomic_write's atomic_wr), as a native-order long.
+     */
+    long atomicWriteValue();
+
+    /**
+     * @return bytes a FLUSH covers (ibv_wr_flush len).
+     */
+    long flushLength();
+
+    /**
+     * @return placement type bits of a FLUSH (ibv_wr_flush type: IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT).
+     */
+    int flushType();
+
+    /**
+     * @return selectivity level of a FLUSH (ibv_wr_flush level: IBV_FLUSH_RANGE, IBV_FLUSH_MR).
+     */
+    int flushLevel();
+
+    /**
      * @return immediate data of a WITH_IMM opcode, as the 4 wire bytes in a big-endian int.
      */
     int immData();

@@ -17,6 +17,7 @@ import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -27,9 +28,9 @@ import org.roce4j.wire.header.Ipv4Header;
  */
 final class EnginePair
 {
-    static final LinkAddress ADDRESS_A = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0a"),
+    static final LinkAddress ADDRESS_A = new LinkAddress(Mac.parse("02:00:00:00:00:0a"),
         Ipv4Header.parseAddress("10.0.0.1"));
-    static final LinkAddress ADDRESS_B = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:0b"),
+    static final LinkAddress ADDRESS_B = new LinkAddress(Mac.parse("02:00:00:00:00:0b"),
         Ipv4Header.parseAddress("10.0.0.2"));
 
     final CachedNanoClock clock = new CachedNanoClock();

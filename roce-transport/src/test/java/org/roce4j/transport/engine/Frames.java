@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
 
 /**
@@ -119,5 +121,27 @@ final class Frames
             out.merge(opcode(frame), 1, Integer::sum);
         }
         return out;
+    }
+
+    /**
+     * A RoCEv2 CNP as a ConnectX NIC sends it: TOS 0xC2, UDP source port 0, BTH opcode 0x81 with BECN, PSN 0, 16
+     * reserved zero bytes, ICRC.
+     *
+     * @param from   sender (the notification point).
+     * @param to     receiver (the reaction point).
+     * @param destQp the QP to notify.
+     * @return the frame.
+     */
+    static byte[] cnp(final LinkAddress from, final LinkAddress to, final int destQp)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[128]);
+        final RoceFrameBuilder builder = new RoceFrameBuilder().wrap(buffer, 0).ethernet(to.mac(), from.mac())
+            .ipv4(from.ipv4(), to.ipv4(), 0xC2, RoceFrameBuilder.DEFAULT_TTL).udp(0)
+            .bth(Opcode.CNP_NOTIFICATION, destQp, 0);
+        builder.bthHeader().becn(true);
+        builder.cnp().clear();
+        final byte[] frame = new byte[builder.finish()];
+        buffer.getBytes(0, frame);
+        return frame;
     }
 }

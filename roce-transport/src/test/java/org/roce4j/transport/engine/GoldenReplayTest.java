@@ -25,6 +25,7 @@ import org.roce4j.wire.Operation;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Transport;
 import org.roce4j.wire.Vectors;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -100,7 +101,7 @@ class GoldenReplayTest
         attr.rqPsn = parser.bth().psn();
         attr.maxDestRdAtomic = 16;
         attr.minRnrTimer = 12;
-        attr.ahAttr.dgid(LinkAddress.IPV4_MAPPED_HIGH, LinkAddress.IPV4_MAPPED_LOW_PREFIX | (REQUESTER & 0xFFFF_FFFFL))
+        attr.ahAttr.dgid(Gid.IPV4_MAPPED_HIGH, Gid.IPV4_MAPPED_LOW_PREFIX | (REQUESTER & 0xFFFF_FFFFL))
             .sgidIndex(1).hopLimit(64);
         engine.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
             QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);

@@ -28,6 +28,7 @@ import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.AethHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
@@ -64,7 +65,7 @@ class HostilePeerSuiteTest
     private static final int PAIRS = 2;
     private static final int WINDOW = 256;
     /** The harness's ADDRESS_A/B live on the fabric; the attacker's own port there. */
-    private static final LinkAddress ATTACKER = new LinkAddress(EthernetHeader.parseMac("02:00:00:00:00:66"),
+    private static final LinkAddress ATTACKER = new LinkAddress(Mac.parse("02:00:00:00:00:66"),
         Ipv4Header.parseAddress("10.0.0.66"));
 
     enum Medium

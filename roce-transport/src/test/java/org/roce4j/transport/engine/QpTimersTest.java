@@ -13,8 +13,10 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
+import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -123,7 +125,7 @@ final class QpTimersTest
         attr.qpState = QpState.RTR;
         attr.pathMtu = Mtu.MTU_1024;
         attr.destQpNum = PEER_QPN;
-        attr.ahAttr.dgid(LinkAddress.IPV4_MAPPED_HIGH, EnginePair.ADDRESS_B.ipv4MappedLow()).sgidIndex(1);
+        attr.ahAttr.dgid(Gid.IPV4_MAPPED_HIGH, EnginePair.ADDRESS_B.ipv4MappedLow()).sgidIndex(1);
         engine.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
             QpAttrMask.RQ_PSN);
         attr.qpState = QpState.RTS;

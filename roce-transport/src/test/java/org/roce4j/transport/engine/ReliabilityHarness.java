@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.SplittableRandom;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 import org.agrona.concurrent.CachedNanoClock;
@@ -25,7 +26,7 @@ import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.memory.FaultInjector;
+import org.roce4j.transport.link.fault.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;
 import org.roce4j.transport.provider.EngineConfig;
@@ -97,13 +98,28 @@ final class ReliabilityHarness
      */
     ReliabilityHarness(final int qpPairs, final long seed, final Mtu mtu, final int window)
     {
-        this(fabricPorts(), qpPairs, seed, mtu, window);
+        this(qpPairs, seed, mtu, window, config -> {});
+    }
+
+    /**
+     * Two engines over the in-memory fabric on a simulated clock, with more settings.
+     *
+     * @param qpPairs   QP pairs.
+     * @param seed      for the operation mix and the data.
+     * @param mtu       path MTU.
+     * @param window    send window.
+     * @param configure applied to both engines' configurations (congestion control, say).
+     */
+    ReliabilityHarness(final int qpPairs, final long seed, final Mtu mtu, final int window,
+        final Consumer<EngineConfig> configure)
+    {
+        this(fabricPorts(), qpPairs, seed, mtu, window, configure);
     }
 
     private ReliabilityHarness(final FabricPorts ports, final int qpPairs, final long seed, final Mtu mtu,
-        final int window)
+        final int window, final Consumer<EngineConfig> configure)
     {
-        this(ports.fabric(), ports.a(), ports.b(), ports.clock(), qpPairs, seed, mtu, window);
+        this(ports.fabric(), ports.a(), ports.b(), ports.clock(), qpPairs, seed, mtu, window, configure);
     }
 
     /**
@@ -121,11 +137,12 @@ final class ReliabilityHarness
     static ReliabilityHarness overLinks(final Link linkA, final Link linkB, final int qpPairs, final long seed,
         final Mtu mtu, final int window)
     {
-        return new ReliabilityHarness(null, linkA, linkB, null, qpPairs, seed, mtu, window);
+        return new ReliabilityHarness(null, linkA, linkB, null, qpPairs, seed, mtu, window, config -> {});
     }
 
     private ReliabilityHarness(final MemoryFabric fabric, final Link linkA, final Link linkB,
-        final CachedNanoClock clock, final int qpPairs, final long seed, final Mtu mtu, final int window)
+        final CachedNanoClock clock, final int qpPairs, final long seed, final Mtu mtu, final int window,
+        final Consumer<EngineConfig> configure)
     {
         this.fabric = fabric;
         this.clock = clock;
@@ -134,10 +151,14 @@ final class ReliabilityHarness
         random = new SplittableRandom(seed);
         final NanoClock engineClock = null != clock ? clock : SystemNanoClock.INSTANCE;
         // Suites inject heavy loss: retry_cnt 7 retries forever here, as in rxe, so every WR must get through.
-        a = new RoceEngine(linkA, new EngineConfig().clock(engineClock).sendWindow(window)
-            .retryCountSevenForever(true));
-        b = new RoceEngine(linkB, new EngineConfig().clock(engineClock).sendWindow(window)
-            .retryCountSevenForever(true));
+        final EngineConfig configA = new EngineConfig().clock(engineClock).sendWindow(window)
+            .retryCountSevenForever(true);
+        final EngineConfig configB = new EngineConfig().clock(engineClock).sendWindow(window)
+            .retryCountSevenForever(true);
+        configure.accept(configA);
+        configure.accept(configB);
+        a = new RoceEngine(linkA, configA);
+        b = new RoceEngine(linkB, configB);
         pattern = new UnsafeBuffer(ByteBuffer.allocateDirect(PATTERN));
         for (int i = 0; i < PATTERN; i += 8)
         {

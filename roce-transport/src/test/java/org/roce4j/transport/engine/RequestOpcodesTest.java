@@ -15,7 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * The requester's opcode table ({@link RequestOpcodes}, rxe next_opcode_rc / next_opcode_uc), checked whole against
  * the opcode table: every (transport, work request, place in the message) gives the opcode of that transport,
  * operation and position, with immediate data or an invalidate rkey exactly on the packet that ends a message of a
- * WR that carries one; READ, atomics and UC SEND_WITH_INV have no entry.
+ * WR that carries one; FLUSH and ATOMIC_WRITE are RC only and one ONLY packet whatever the place (rxe
+ * next_opcode_rc returns IB_OPCODE_RC_FLUSH / IB_OPCODE_RC_ATOMIC_WRITE); READ, atomics and UC SEND_WITH_INV have no
+ * entry.
  */
 final class RequestOpcodesTest
 {
@@ -29,7 +31,9 @@ final class RequestOpcodesTest
         {
             for (final WrOpcode op : WrOpcode.values())
             {
-                final boolean offered = (op.isSend() || op.isWrite()) && (reliable || WrOpcode.SEND_WITH_INV != op);
+                final boolean singlePacket = WrOpcode.FLUSH == op || WrOpcode.ATOMIC_WRITE == op;
+                final boolean offered = ((op.isSend() || op.isWrite()) && (reliable || WrOpcode.SEND_WITH_INV != op)) ||
+                    (singlePacket && reliable);
                 for (int place = RequestOpcodes.FIRST; place <= RequestOpcodes.ONLY; place++)
                 {
                     final Opcode opcode = RequestOpcodes.next(reliable, op, place);
@@ -41,6 +45,12 @@ final class RequestOpcodesTest
                     }
                     assertNotNull(opcode, what);
                     entries++;
+                    if (singlePacket)
+                    {
+                        assertEquals(WrOpcode.FLUSH == op ? Opcode.RC_FLUSH : Opcode.RC_ATOMIC_WRITE, opcode, what);
+                        assertEquals(Position.ONLY, opcode.position(), what);
+                        continue;
+                    }
                     final Position position = PLACES[place];
                     assertEquals(reliable ? Transport.RC : Transport.UC, opcode.transport(), what);
                     assertEquals(op.isSend() ? Operation.SEND : Operation.RDMA_WRITE, opcode.operation(), what);
@@ -50,7 +60,8 @@ final class RequestOpcodesTest
                 }
             }
         }
-        // RC: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM; UC: all but SEND_WITH_INV.
-        assertEquals((5 + 4) * PLACES.length, entries);
+        // RC: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE, RDMA_WRITE_WITH_IMM, FLUSH, ATOMIC_WRITE; UC: the
+        // first five but SEND_WITH_INV.
+        assertEquals((7 + 4) * PLACES.length, entries);
     }
 }

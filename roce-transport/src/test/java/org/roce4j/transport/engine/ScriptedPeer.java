@@ -28,6 +28,7 @@ import org.roce4j.wire.Icrc;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.AethHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,7 +70,7 @@ final class ScriptedPeer
         TransportCounter.PACKETS_SENT, TransportCounter.PACKETS_RECEIVED, TransportCounter.PAYLOAD_BYTES_SENT,
         TransportCounter.PAYLOAD_BYTES_RECEIVED, TransportCounter.ACKS_SENT, TransportCounter.ACKS_RECEIVED,
         TransportCounter.SEND_COMPLETIONS, TransportCounter.RECEIVE_COMPLETIONS, TransportCounter.WINDOW_STALLS,
-        TransportCounter.ORD_STALLS, TransportCounter.FENCE_STALLS));
+        TransportCounter.ORD_STALLS, TransportCounter.FENCE_STALLS, TransportCounter.FLUSHES_EXECUTED));
 
     final CachedNanoClock clock = new CachedNanoClock();
     final TestLink link;
@@ -100,6 +101,7 @@ final class ScriptedPeer
      * @param originalData AtomicAckETH original data, 0 without.
      * @param swapAdd      AtomicETH swap/add, 0 without.
      * @param compare      AtomicETH compare, 0 without.
+     * @param feth         FETH word, -1 without.
      */
     record Sent(
         Opcode opcode,
@@ -115,7 +117,8 @@ final class ScriptedPeer
         long dmaLength,
         long originalData,
         long swapAdd,
-        long compare)
+        long compare,
+        int feth)
     {
         /**
          * @return e.g. {@code RC_ACKNOWLEDGE psn=0x100 syndrome=0x1f msn=1}.
@@ -157,7 +160,7 @@ final class ScriptedPeer
         attr.destQpNum = PEER_QPN;
         attr.rqPsn = RQ_PSN;
         attr.sqPsn = SQ_PSN;
-        attr.ahAttr.dgid(LinkAddress.IPV4_MAPPED_HIGH, PEER.ipv4MappedLow()).sgidIndex(1).hopLimit(64);
+        attr.ahAttr.dgid(Gid.IPV4_MAPPED_HIGH, PEER.ipv4MappedLow()).sgidIndex(1).hopLimit(64);
         attr.minRnrTimer = MIN_RNR_TIMER;
         attr.timeout = 14;
         attr.retryCnt = 7;
@@ -344,7 +347,7 @@ final class ScriptedPeer
         final Consumer<RoceFrameBuilder> headers)
     {
         builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac())
-            .ipv6(LinkAddress.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
+            .ipv6(Gid.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
             .udp(0xC0DE);
         builder.ipv6Header().versionClassFlow(0x0A, 0x12345).hopLimit(17);
         builder.bth(opcode, destQp, psn);
@@ -456,6 +459,46 @@ final class ScriptedPeer
         {
             b.bthHeader().ackReq(true);
             b.atomicEth().va(va).rkey(rkey).swapAdd(swapAdd).compare(compare);
+        });
+    }
+
+    /**
+     * An ATOMIC WRITE request (AckReq set, as requesters do).
+     *
+     * @param psn       PSN.
+     * @param va        RETH VA.
+     * @param rkey      RETH R_Key.
+     * @param dmaLength RETH DMA length (8 from a well-behaved requester).
+     * @param payload   payload (8 bytes from a well-behaved requester).
+     * @return the frame.
+     */
+    byte[] atomicWrite(final int psn, final long va, final int rkey, final long dmaLength, final byte[] payload)
+    {
+        return frame(Opcode.RC_ATOMIC_WRITE, qp.qpn(), psn, payload, b ->
+        {
+            b.bthHeader().ackReq(true);
+            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
+        });
+    }
+
+    /**
+     * A FLUSH request (AckReq set).
+     *
+     * @param psn       PSN.
+     * @param va        RETH VA.
+     * @param rkey      RETH R_Key.
+     * @param dmaLength RETH DMA length.
+     * @param type      FETH placement type.
+     * @param level     FETH selectivity level.
+     * @return the frame.
+     */
+    byte[] flush(final int psn, final long va, final int rkey, final long dmaLength, final int type, final int level)
+    {
+        return frame(Opcode.RC_FLUSH, qp.qpn(), psn, new byte[0], b ->
+        {
+            b.bthHeader().ackReq(true);
+            b.feth().flush(level, type);
+            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
         });
     }
 
@@ -664,7 +707,8 @@ final class ScriptedPeer
         }
         return new Sent(opcode, p.bth().destQp(), p.bth().psn(), p.bth().ackReq(), p.bth().solicitedEvent(),
             aeth ? p.aeth().syndrome() : -1, aeth ? p.aeth().msn() : -1, payload, va, rkey, dmaLength,
-            opcode.has(ExtHeader.ATOMIC_ACK_ETH) ? p.atomicAckEth().originalData() : 0, swapAdd, compare);
+            opcode.has(ExtHeader.ATOMIC_ACK_ETH) ? p.atomicAckEth().originalData() : 0, swapAdd, compare,
+            opcode.has(ExtHeader.FETH) ? p.feth().word() : -1);
     }
 
     /**

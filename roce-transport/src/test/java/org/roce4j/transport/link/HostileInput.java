@@ -27,6 +27,8 @@ import org.roce4j.transport.provider.QpOps;
 import org.roce4j.transport.provider.WrView;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.UdpHeader;
@@ -214,7 +216,7 @@ public final class HostileInput implements AutoCloseable
         builder.wrap(out, 0).ethernet(to.mac(), from.mac());
         if (ipv6)
         {
-            builder.ipv6(LinkAddress.LINK_LOCAL_HIGH, from.linkLocalLow(), LinkAddress.LINK_LOCAL_HIGH,
+            builder.ipv6(Gid.LINK_LOCAL_HIGH, from.linkLocalLow(), Gid.LINK_LOCAL_HIGH,
                 to.linkLocalLow());
         }
         else
@@ -319,7 +321,7 @@ public final class HostileInput implements AutoCloseable
             {
                 // ARP: truncated, or for another protocol, or a request with a random sender.
                 new EthernetHeader().wrap(out, 0)
-                    .destination(random.nextBoolean() ? to.mac() : EthernetHeader.BROADCAST)
+                    .destination(random.nextBoolean() ? to.mac() : Mac.BROADCAST)
                     .source(from.mac()).etherType(EthernetHeader.ETHERTYPE_ARP);
                 fillRandom(random, out, EthernetHeader.LENGTH, 46);
                 return EthernetHeader.LENGTH + random.nextInt(47);
@@ -359,7 +361,7 @@ public final class HostileInput implements AutoCloseable
         builder.wrap(out, 0).ethernet(to.mac(), from.mac());
         if (otherIpv6Gid)
         {
-            builder.ipv6(LinkAddress.LINK_LOCAL_HIGH, from.linkLocalLow(), 0x2001_0DB8_0000_0000L, random.nextLong());
+            builder.ipv6(Gid.LINK_LOCAL_HIGH, from.linkLocalLow(), 0x2001_0DB8_0000_0000L, random.nextLong());
         }
         else
         {

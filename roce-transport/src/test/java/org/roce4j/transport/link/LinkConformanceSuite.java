@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -112,6 +113,23 @@ public abstract class LinkConformanceSuite
     protected abstract Map<Misconfiguration, String> inapplicableMisconfigurations();
 
     /**
+     * @return true to run every case over IPv6 (the links' first IPv6 addresses) instead of IPv4.
+     */
+    protected boolean ipv6()
+    {
+        return false;
+    }
+
+    /**
+     * @param link one of the two links.
+     * @return the address frames to it go to: its first IPv6 address, or its primary IPv4 address (IPv4-mapped).
+     */
+    protected final Gid ip(final Link link)
+    {
+        return ipv6() ? link.address().primaryIpv6() : Gid.ofIpv4(link.address().ipv4());
+    }
+
+    /**
      * @param sender   the sending link.
      * @param sentPort the UDP source port the frame was built with.
      * @return the source port the receiver will see (a kernel socket replaces it with its bound port).
@@ -175,7 +193,7 @@ public abstract class LinkConformanceSuite
         for (int i = 0; i < BURST_FRAMES; i++)
         {
             // The receiver is polled only when the sender has no room: a burst, not a ping-pong.
-            frames.send(first, second, collector, second, i, 1, FIRST_SOURCE_PORT, SMALL_PAYLOAD);
+            frames.send(first, second, collector, ip(second), i, 1, FIRST_SOURCE_PORT, SMALL_PAYLOAD);
         }
         first.flush();
         assertEquals(BURST_FRAMES, first.counters().get(LinkCounter.FRAMES_SENT), "frames sent");
@@ -210,7 +228,7 @@ public abstract class LinkConformanceSuite
         final LinkTestFrames.Collector collector = new LinkTestFrames.Collector(count, second.verifiesIcrc());
         for (int i = 0; i < count; i++)
         {
-            frames.send(first, second, collector, second, i, 7, FIRST_SOURCE_PORT, LARGEST_PAYLOAD);
+            frames.send(first, second, collector, ip(second), i, 7, FIRST_SOURCE_PORT, LARGEST_PAYLOAD);
         }
         first.flush();
         LinkTestFrames.pollUntil(second, collector, first, () -> collector.count() == count,
@@ -230,7 +248,7 @@ public abstract class LinkConformanceSuite
         final LinkTestFrames.Collector collector = new LinkTestFrames.Collector(QP_COUNT, second.verifiesIcrc());
         for (int i = 0; i < QP_COUNT; i++)
         {
-            frames.send(first, second, collector, second, i, 0x100 + i * 17, FIRST_SOURCE_PORT + (i & 0x3FFF),
+            frames.send(first, second, collector, ip(second), i, 0x100 + i * 17, FIRST_SOURCE_PORT + (i & 0x3FFF),
                 SMALL_PAYLOAD);
             if (15 == (i & 15))
             {
@@ -249,8 +267,8 @@ public abstract class LinkConformanceSuite
             assertEquals(0x100 + sent * 17, collector.destQp(i), "destination QP of frame " + sent);
             assertEquals(sourcePortOnArrival(first, FIRST_SOURCE_PORT + (sent & 0x3FFF)), collector.sourcePort(i),
                 "UDP source port of frame " + sent);
-            assertEquals(first.address().ipv4(), collector.sourceIp(i), "IPv4 source of frame " + sent);
-            assertEquals(second.address().ipv4(), collector.destinationIp(i), "IPv4 destination of frame " + sent);
+            assertEquals(ip(first), collector.sourceIp(i), "IP source of frame " + sent);
+            assertEquals(ip(second), collector.destinationIp(i), "IP destination of frame " + sent);
         }
     }
 
@@ -262,7 +280,7 @@ public abstract class LinkConformanceSuite
         second.close();
         second = openSecond();
         prepare(first, second);
-        assertEquals(before.ipv4(), second.address().ipv4(), "same address after reopening");
+        assertEquals(before.ips(), second.address().ips(), "same addresses after reopening");
         exchangeInOrder(first, second, 10, SMALL_PAYLOAD);
         exchangeInOrder(second, first, 10, SMALL_PAYLOAD);
 
@@ -340,7 +358,7 @@ public abstract class LinkConformanceSuite
         final LinkTestFrames.Collector collector = new LinkTestFrames.Collector(count, to.verifiesIcrc());
         for (int i = 0; i < count; i++)
         {
-            frames.send(from, to, collector, to, i, 3, FIRST_SOURCE_PORT, payloadLength);
+            frames.send(from, to, collector, ip(to), i, 3, FIRST_SOURCE_PORT, payloadLength);
             if (7 == (i & 7))
             {
                 from.flush();
@@ -355,8 +373,17 @@ public abstract class LinkConformanceSuite
         for (int i = 0; i < count; i++)
         {
             assertEquals(i, collector.sequence(i), "frame order");
-            assertEquals(from.address().ipv4(), collector.sourceIp(i), "IPv4 source");
-            assertEquals(to.address().ipv4(), collector.destinationIp(i), "IPv4 destination");
+            assertEquals(ip(from), collector.sourceIp(i), "IP source");
+            assertEquals(ip(to), collector.destinationIp(i), "IP destination");
+        }
+        if (ipv6() && to.verifiesIcrc())
+        {
+            assertEquals(0, collector.classOrFlowChanged(), "IPv6 frames keep their traffic class and flow label");
+        }
+        else if (ipv6())
+        {
+            // The kernel writes the header from the socket (flow label 0 as rxe; the udp link's synthetic header).
+            assertEquals(0, collector.nonZeroFlowLabels(), "IPv6 frames through the kernel carry flow label 0");
         }
         assertEquals(count, from.counters().get(LinkCounter.FRAMES_SENT) - sentBefore, "FRAMES_SENT");
         assertEquals(count, to.counters().get(LinkCounter.FRAMES_RECEIVED) - receivedBefore, "FRAMES_RECEIVED");

@@ -7,6 +7,7 @@ import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.DethHeader;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
@@ -69,6 +70,40 @@ public final class LinkTestFrames
     }
 
     /**
+     * Build and commit one frame to an IPv4 or IPv6 address, from the sending link's address of the same family
+     * (its primary IPv4 address, or its first IPv6 one); flushes and polls the receiver while the link pushes back.
+     *
+     * @param link          to send on.
+     * @param receiver      polled while waiting for room (may be null).
+     * @param collector     receives what the receiver delivers while waiting.
+     * @param destination   the address the frame goes to.
+     * @param sequence      sequence number in the payload.
+     * @param destQp        BTH destination QP.
+     * @param sourcePort    UDP source port.
+     * @param payloadLength bytes of payload, at least {@link #MIN_PAYLOAD}.
+     */
+    public void send(
+        final Link link,
+        final Link receiver,
+        final Collector collector,
+        final Gid destination,
+        final long sequence,
+        final int destQp,
+        final int sourcePort,
+        final int payloadLength)
+    {
+        if (destination.isIpv4Mapped())
+        {
+            send(link, receiver, collector, destination.ipv4(), sequence, destQp, sourcePort, payloadLength);
+        }
+        else
+        {
+            send(link, receiver, collector, link.address().primaryIpv6(), destination, sequence, destQp, sourcePort,
+                payloadLength);
+        }
+    }
+
+    /**
      * Build and commit one frame to an address; flushes and polls the receiver while the link pushes back.
      *
      * @param link          to send on.
@@ -85,6 +120,21 @@ public final class LinkTestFrames
         final Link receiver,
         final Collector collector,
         final int destination,
+        final long sequence,
+        final int destQp,
+        final int sourcePort,
+        final int payloadLength)
+    {
+        send(link, receiver, collector, Gid.ofIpv4(link.address().ipv4()), Gid.ofIpv4(destination), sequence, destQp,
+            sourcePort, payloadLength);
+    }
+
+    private void send(
+        final Link link,
+        final Link receiver,
+        final Collector collector,
+        final Gid source,
+        final Gid destination,
         final long sequence,
         final int destQp,
         final int sourcePort,
@@ -109,10 +159,17 @@ public final class LinkTestFrames
             index = link.tryClaim(maxLength);
         }
         final MutableDirectBuffer buffer = link.sendBuffer();
-        builder.wrap(buffer, index)
-            .ethernet(0L, link.address().mac())
-            .ipv4(link.address().ipv4(), destination)
-            .udp(sourcePort)
+        builder.wrap(buffer, index).ethernet(0L, link.address().mac());
+        if (destination.isIpv4Mapped())
+        {
+            builder.ipv4(source.ipv4(), destination.ipv4());
+        }
+        else
+        {
+            builder.ipv6(source.high(), source.low(), destination.high(), destination.low());
+            builder.ipv6Header().versionClassFlow(trafficClass(sequence), flowLabel(sequence));
+        }
+        builder.udp(sourcePort)
             .bth(Opcode.UD_SEND_ONLY, destQp, (int)sequence & 0xFF_FFFF);
         builder.deth().qkey(QKEY).srcQp(destQp);
         final int payload = builder.payloadOffset();
@@ -123,6 +180,24 @@ public final class LinkTestFrames
         }
         builder.payloadLength(payloadLength);
         link.commit(index, builder.finish());
+    }
+
+    /**
+     * @param sequence frame number.
+     * @return the traffic class an IPv6 test frame carries: a DSCP from the sequence, ECN 0 (not CE).
+     */
+    public static int trafficClass(final long sequence)
+    {
+        return (int)(sequence * 4) & 0xFC;
+    }
+
+    /**
+     * @param sequence frame number.
+     * @return the flow label an IPv6 test frame carries, never 0 (rxe sends 0; links must carry any).
+     */
+    public static int flowLabel(final long sequence)
+    {
+        return 1 + (int)((sequence * 40_503L) % 0xFFFFE);
     }
 
     /**
@@ -183,7 +258,7 @@ public final class LinkTestFrames
 
     /**
      * Records what a link delivers: parse status, sequence, QP, ports and addresses of every frame, and whether the
-     * payload pattern was intact. Fixed capacity, no allocation per frame.
+     * payload pattern was intact. Fixed capacity (addresses are kept as GIDs, allocated per frame: a test tool).
      */
     public static final class Collector implements FrameHandler
     {
@@ -192,14 +267,16 @@ public final class LinkTestFrames
         private final long[] sequences;
         private final int[] destQps;
         private final int[] sourcePorts;
-        private final int[] sourceIps;
-        private final int[] destinationIps;
+        private final Gid[] sourceIps;
+        private final Gid[] destinationIps;
         private final int[] payloadLengths;
         private int count;
         private int badStatus;
         private FrameStatus firstBadStatus;
         private int badPayload;
         private int overflow;
+        private int nonZeroFlowLabels;
+        private int classOrFlowChanged;
 
         /**
          * @param capacity   most frames recorded.
@@ -211,8 +288,8 @@ public final class LinkTestFrames
             sequences = new long[capacity];
             destQps = new int[capacity];
             sourcePorts = new int[capacity];
-            sourceIps = new int[capacity];
-            destinationIps = new int[capacity];
+            sourceIps = new Gid[capacity];
+            destinationIps = new Gid[capacity];
             payloadLengths = new int[capacity];
         }
 
@@ -250,8 +327,19 @@ public final class LinkTestFrames
             sequences[count] = sequence;
             destQps[count] = parser.bth().destQp();
             sourcePorts[count] = parser.udp().sourcePort();
-            sourceIps[count] = parser.ipv4().source();
-            destinationIps[count] = parser.ipv4().destination();
+            if (4 == parser.ipVersion())
+            {
+                sourceIps[count] = Gid.ofIpv4(parser.ipv4().source());
+                destinationIps[count] = Gid.ofIpv4(parser.ipv4().destination());
+            }
+            else
+            {
+                nonZeroFlowLabels += 0 == parser.ipv6().flowLabel() ? 0 : 1;
+                classOrFlowChanged += trafficClass(sequence) == parser.ipv6().trafficClass() &&
+                    flowLabel(sequence) == parser.ipv6().flowLabel() ? 0 : 1;
+                sourceIps[count] = new Gid(parser.ipv6().sourceHigh(), parser.ipv6().sourceLow());
+                destinationIps[count] = new Gid(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
+            }
             payloadLengths[count] = payloadLength;
             count++;
         }
@@ -293,18 +381,18 @@ public final class LinkTestFrames
 
         /**
          * @param i frame index.
-         * @return its IPv4 source.
+         * @return its IP source (IPv4 as IPv4-mapped).
          */
-        public int sourceIp(final int i)
+        public Gid sourceIp(final int i)
         {
             return sourceIps[i];
         }
 
         /**
          * @param i frame index.
-         * @return its IPv4 destination.
+         * @return its IP destination (IPv4 as IPv4-mapped).
          */
-        public int destinationIp(final int i)
+        public Gid destinationIp(final int i)
         {
             return destinationIps[i];
         }
@@ -340,6 +428,23 @@ public final class LinkTestFrames
         public int badPayload()
         {
             return badPayload;
+        }
+
+        /**
+         * @return IPv6 frames whose traffic class or flow label was not what {@link #trafficClass(long)} and
+         *         {@link #flowLabel(long)} give for their sequence number.
+         */
+        public int classOrFlowChanged()
+        {
+            return classOrFlowChanged;
+        }
+
+        /**
+         * @return IPv6 frames whose flow label was not 0.
+         */
+        public int nonZeroFlowLabels()
+        {
+            return nonZeroFlowLabels;
         }
 
         /**

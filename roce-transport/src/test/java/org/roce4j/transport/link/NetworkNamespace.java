@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Platform;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 
 /**
  * A network namespace made for a test, with a unique name, removed by {@link #close()} (with every interface in
@@ -167,7 +167,7 @@ public final class NetworkNamespace implements AutoCloseable
     {
         final String show = ip("-o", "link", "show", device);
         final int at = show.indexOf("link/ether ") + "link/ether ".length();
-        return EthernetHeader.parseMac(show.substring(at, at + 17));
+        return Mac.parse(show.substring(at, at + 17));
     }
 
     /**

@@ -4,6 +4,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * Builds well-formed RoCEv2 frames between {@link LinkAddress}es for link tests, with a payload pattern derived
@@ -96,12 +97,12 @@ public final class TestFrames
         builder.wrap(buffer, offset).ethernet(0, from.mac());
         if (linkLocal)
         {
-            builder.ipv6(LinkAddress.LINK_LOCAL_HIGH, from.linkLocalLow(), LinkAddress.LINK_LOCAL_HIGH,
+            builder.ipv6(Gid.LINK_LOCAL_HIGH, from.linkLocalLow(), Gid.LINK_LOCAL_HIGH,
                 to.linkLocalLow());
         }
         else
         {
-            builder.ipv6(LinkAddress.IPV4_MAPPED_HIGH, from.ipv4MappedLow(), LinkAddress.IPV4_MAPPED_HIGH,
+            builder.ipv6(Gid.IPV4_MAPPED_HIGH, from.ipv4MappedLow(), Gid.IPV4_MAPPED_HIGH,
                 to.ipv4MappedLow());
         }
         builder.udp(SOURCE_PORT).bth(opcode, qpn, psn);

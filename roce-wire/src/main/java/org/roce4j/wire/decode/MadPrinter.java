@@ -13,7 +13,7 @@ import org.roce4j.wire.mad.CmRepMessage;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRtuMessage;
 import org.roce4j.wire.mad.CmaHeader;
-import org.roce4j.wire.mad.Gid;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.mad.MadHeader;
 import org.roce4j.wire.mad.MadMethod;
 import org.roce4j.wire.mad.ManagementClass;

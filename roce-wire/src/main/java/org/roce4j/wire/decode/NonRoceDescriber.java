@@ -1,11 +1,15 @@
 package org.roce4j.wire.decode;
 
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
+import org.roce4j.wire.header.NeighborDiscoveryHeader;
 import org.roce4j.wire.header.UdpHeader;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
@@ -95,11 +99,32 @@ final class NonRoceDescriber
                 return "TCP (truncated)";
             case 1:
                 return end - at >= ICMP_MIN_LENGTH ? "ICMP " + icmpType(buffer.getByte(at) & 0xFF) : "ICMP";
-            case 58:
-                return end - at >= ICMP_MIN_LENGTH ? "ICMPv6 " + icmpv6Type(buffer.getByte(at) & 0xFF) : "ICMPv6";
+            case NeighborDiscoveryHeader.NEXT_HEADER_ICMPV6:
+                return end - at >= ICMP_MIN_LENGTH ? "ICMPv6 " + icmpv6Type(buffer.getByte(at) & 0xFF) +
+                    neighbourDiscovery(buffer, at, end) : "ICMPv6";
             default:
                 return "protocol " + protocol + protocolName(protocol);
         }
+    }
+
+    /**
+     * @return for a Neighbor Solicitation or Advertisement, its target and the MAC it carries, e.g.
+     *     {@code  fd00:77::1 (mac 02:00:0a:4d:00:01)}; else nothing.
+     */
+    private static String neighbourDiscovery(final DirectBuffer buffer, final int at, final int end)
+    {
+        final int type = buffer.getByte(at) & 0xFF;
+        if (end - at < NeighborDiscoveryHeader.LENGTH || (NeighborDiscoveryHeader.TYPE_NEIGHBOR_SOLICITATION != type &&
+            NeighborDiscoveryHeader.TYPE_NEIGHBOR_ADVERTISEMENT != type))
+        {
+            return "";
+        }
+        final NeighborDiscoveryHeader nd = new NeighborDiscoveryHeader().wrap(new UnsafeBuffer(buffer, at, end - at),
+            0);
+        final long mac = nd.linkLayerOption(end - at, NeighborDiscoveryHeader.TYPE_NEIGHBOR_SOLICITATION == type ?
+            NeighborDiscoveryHeader.OPTION_SOURCE_LINK_LAYER : NeighborDiscoveryHeader.OPTION_TARGET_LINK_LAYER);
+        return " " + Gid.toString(nd.targetHigh(), nd.targetLow()) + (mac >= 0 ? " (mac " + Mac.toString(mac) + ")" :
+            "");
     }
 
     private static String tcpFlags(final int flags)
@@ -205,7 +230,7 @@ final class NonRoceDescriber
             }
             if (ARP_REPLY == operation)
             {
-                return "ARP " + senderIp + " is-at " + EthernetHeader.macToString(senderMac);
+                return "ARP " + senderIp + " is-at " + Mac.toString(senderMac);
             }
             return "ARP operation " + operation;
         }

@@ -50,8 +50,8 @@ public final class EthernetHeader extends HeaderFlyweight
     /** Tag Protocol Identifier of an IEEE 802.1Q tag. */
     public static final int TPID_8021Q = 0x8100;
 
-    /** The broadcast MAC address ff:ff:ff:ff:ff:ff as a 48-bit value. */
-    public static final long BROADCAST = 0xFFFF_FFFF_FFFFL;
+    /** Shortest Ethernet frame without its FCS (IEEE 802.3: 64 bytes less the 4-byte FCS); shorter ones are padded. */
+    public static final int MIN_FRAME_LENGTH = 60;
 
     /** {@inheritDoc} */
     public EthernetHeader wrap(final MutableDirectBuffer buffer, final int offset)
@@ -187,73 +187,5 @@ public final class EthernetHeader extends HeaderFlyweight
     public int vlanId()
     {
         return tci() & 0xFFF;
-    }
-
-    /**
-     * Format a 48-bit MAC as {@code aa:bb:cc:dd:ee:ff}. Allocates: for tools and diagnostics only.
-     *
-     * @param mac in the low 48 bits.
-     * @return the text form.
-     */
-    public static String macToString(final long mac)
-    {
-        final StringBuilder sb = new StringBuilder(17);
-        for (int shift = 40; shift >= 0; shift -= 8)
-        {
-            final int b = (int)(mac >>> shift) & 0xFF;
-            sb.append(Character.forDigit(b >>> 4, 16)).append(Character.forDigit(b & 0xF, 16));
-            if (shift > 0)
-            {
-                sb.append(':');
-            }
-        }
-        return sb.toString();
-    }
-
-    /**
-     * Parse {@code aa:bb:cc:dd:ee:ff} (or with '-').
-     *
-     * @param text the MAC address.
-     * @return the 48-bit value.
-     * @throws IllegalArgumentException naming the text when it is not a MAC address.
-     */
-    public static long parseMac(final String text)
-    {
-        final String[] parts = text.trim().split("[:-]");
-        if (6 != parts.length)
-        {
-            throw new IllegalArgumentException("not a MAC address (need 6 hex octets): '" + text + "'");
-        }
-        long mac = 0;
-        for (final String part : parts)
-        {
-            // parseInt alone would also accept a sign ("+f") and non-ASCII digits: only 0-9, a-f, A-F make an octet.
-            if (part.isEmpty() || part.length() > 2 || !isAsciiHex(part))
-            {
-                throw new IllegalArgumentException("not a MAC address (bad octet '" + part + "'): '" + text + "'");
-            }
-            try
-            {
-                mac = (mac << 8) | Integer.parseInt(part, 16);
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException("not a MAC address (bad octet '" + part + "'): '" + text + "'", ex);
-            }
-        }
-        return mac;
-    }
-
-    private static boolean isAsciiHex(final String text)
-    {
-        for (int i = 0; i < text.length(); i++)
-        {
-            final char c = text.charAt(i);
-            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'))
-            {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -32,6 +32,10 @@ public final class FethHeader extends HeaderFlyweight
     public static final int PLACEMENT_GLOBAL = 0x1;
     /** Placement type bit: persistence (IB_FLUSH_PERSISTENT). */
     public static final int PLACEMENT_PERSISTENT = 0x2;
+    /** Selectivity level: the range the RETH names (IB_FLUSH_RANGE). */
+    public static final int SELECTIVITY_RANGE = 0;
+    /** Selectivity level: the whole region the rkey names; the RETH's VA and length are ignored (IB_FLUSH_MR). */
+    public static final int SELECTIVITY_MR = 1;
 
     /** {@inheritDoc} */
     public FethHeader wrap(final MutableDirectBuffer buffer, final int offset)

@@ -311,7 +311,7 @@ public final class Ipv4Header extends HeaderFlyweight
     public int computeChecksum()
     {
         // The sum with the checksum field taken as zero: the whole header's sum less the field.
-        return ~fold(wordSum() - u16(CHECKSUM_OFFSET)) & 0xFFFF;
+        return InternetChecksum.checksum(wordSum() - u16(CHECKSUM_OFFSET));
     }
 
     /**
@@ -331,7 +331,7 @@ public final class Ipv4Header extends HeaderFlyweight
     {
         // RFC 1071 verification: the one's-complement sum over the whole header, checksum included, is all ones.
         // Comparing with computeChecksum() instead would reject 0xFFFF where 0x0000 is computed (both are zero).
-        return 0xFFFF == fold(wordSum());
+        return InternetChecksum.verifies(wordSum());
     }
 
     /**
@@ -348,19 +348,6 @@ public final class Ipv4Header extends HeaderFlyweight
             sum += (word >>> 16) + (word & 0xFFFF);
         }
         return sum;
-    }
-
-    /**
-     * Fold carries back in (RFC 1071 section 4.1) until the sum fits 16 bits.
-     */
-    private static int fold(final long wideSum)
-    {
-        long sum = wideSum;
-        while (0 != (sum >>> 16))
-        {
-            sum = (sum & 0xFFFF) + (sum >>> 16);
-        }
-        return (int)sum;
     }
 
     /**

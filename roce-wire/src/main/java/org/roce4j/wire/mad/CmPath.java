@@ -1,6 +1,7 @@
 package org.roce4j.wire.mad;
 
 import org.agrona.MutableDirectBuffer;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.HeaderFlyweight;
 
 /**

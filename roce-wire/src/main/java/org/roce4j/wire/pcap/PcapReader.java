@@ -19,10 +19,19 @@ import org.roce4j.wire.AgronaAccess;
  * skipped), which is what tcpdump, dumpcap and Wireshark write by default.
  *
  * <p>Records are read one at a time into a buffer that is reused (and only grown for a larger record), so reading a
- * capture does not allocate per packet. The record stays valid until the next call to {@link #next()}.
+ * capture does not allocate per packet. The record stays valid until the next call to {@link #next()}. An enhanced
+ * packet block's direction (its epb_flags option, as {@link PcapngWriter} and dumpcap write it) is
+ * {@link #direction()}.
  */
 public final class PcapReader implements AutoCloseable
 {
+    /** {@link #direction()}: not recorded (classic pcap, or no epb_flags). */
+    public static final int DIRECTION_UNKNOWN = 0;
+    /** {@link #direction()}: received (inbound). */
+    public static final int DIRECTION_INBOUND = 1;
+    /** {@link #direction()}: sent (outbound). */
+    public static final int DIRECTION_OUTBOUND = 2;
+
     private static final int PCAP_MAGIC_MICROS = 0xA1B2C3D4;
     private static final int PCAP_MAGIC_NANOS = 0xA1B23C4D;
     private static final int PCAPNG_SECTION_HEADER = 0x0A0D0D0A;
@@ -33,6 +42,8 @@ public final class PcapReader implements AutoCloseable
     private static final int PCAPNG_ENHANCED_PACKET = 0x00000006;
     private static final int PCAPNG_OPTION_END = 0;
     private static final int PCAPNG_OPTION_IF_TSRESOL = 9;
+    /** epb_flags: a 32-bit word whose bits 0..1 are the direction (pcapng section 4.3.1). */
+    private static final int PCAPNG_OPTION_EPB_FLAGS = 2;
     /** Refuse records larger than this: no link roce4j reads has frames near it, so it means a corrupt file. */
     private static final int MAX_RECORD = 16 * 1024 * 1024;
 
@@ -47,10 +58,13 @@ public final class PcapReader implements AutoCloseable
     private boolean classicNanos;
     private byte[] data = new byte[65536];
     private final UnsafeBuffer buffer = new UnsafeBuffer(data);
+    private final UnsafeBuffer optionsView = new UnsafeBuffer(new byte[0]);
     private int capturedLength;
     private int originalLength;
     private long timestampNs;
     private int linkType;
+    private int direction;
+    private byte[] options = new byte[64];
     private long index;
 
     private static final class Interface
@@ -181,6 +195,7 @@ public final class PcapReader implements AutoCloseable
 
     private boolean nextClassic() throws IOException
     {
+        direction = DIRECTION_UNKNOWN;
         if (!readHeaderOrEof(16))
         {
             return false;
@@ -241,7 +256,7 @@ public final class PcapReader implements AutoCloseable
                             " is shorter than its packet");
                     }
                     readData(captured);
-                    skip(bodyLength - 20 - captured + 4);
+                    readEnhancedPacketOptions(bodyLength - 20 - captured);
                     timestampNs = iface.toNanos((high << 32) | low);
                     linkType = iface.linkType;
                     return true;
@@ -260,6 +275,7 @@ public final class PcapReader implements AutoCloseable
                     checkRecordLength(captured);
                     readData(captured);
                     skip(bodyLength - 4 - captured + 4);
+                    direction = DIRECTION_UNKNOWN;
                     timestampNs = 0;
                     linkType = iface.linkType;
                     return true;
@@ -280,6 +296,7 @@ public final class PcapReader implements AutoCloseable
                     }
                     readData(captured);
                     skip(bodyLength - 20 - captured + 4);
+                    direction = DIRECTION_UNKNOWN;
                     timestampNs = iface.toNanos((high << 32) | low);
                     linkType = iface.linkType;
                     return true;
@@ -288,6 +305,46 @@ public final class PcapReader implements AutoCloseable
                     skip(bodyLength + 4);
                     break;
             }
+        }
+    }
+
+    /**
+     * Read what follows an enhanced packet's data: padding to 32 bits, options, the trailing block length. Only
+     * epb_flags is kept.
+     */
+    private void readEnhancedPacketOptions(final int afterData) throws IOException
+    {
+        direction = DIRECTION_UNKNOWN;
+        final int padding = (4 - (capturedLength & 3)) & 3;
+        final int optionsLength = afterData - padding;
+        if (optionsLength < 4)
+        {
+            skip(afterData + 4);
+            return;
+        }
+        skip(padding);
+        if (optionsLength > options.length)
+        {
+            options = new byte[optionsLength];
+        }
+        readFully(options, 0, optionsLength, "enhanced packet options");
+        skip(4);
+        final UnsafeBuffer view = optionsView;
+        view.wrap(options, 0, optionsLength);
+        int at = 0;
+        while (at + 4 <= optionsLength)
+        {
+            final int code = view.getShort(at, order) & 0xFFFF;
+            final int length = view.getShort(at + 2, order) & 0xFFFF;
+            if (PCAPNG_OPTION_END == code)
+            {
+                break;
+            }
+            if (PCAPNG_OPTION_EPB_FLAGS == code && 4 == length && at + 8 <= optionsLength)
+            {
+                direction = view.getInt(at + 4, order) & 3;
+            }
+            at += 4 + ((length + 3) & ~3);
         }
     }
 
@@ -486,6 +543,15 @@ public final class PcapReader implements AutoCloseable
     public int linkType()
     {
         return linkType;
+    }
+
+    /**
+     * @return the current record's direction: {@link #DIRECTION_INBOUND}, {@link #DIRECTION_OUTBOUND} or
+     *     {@link #DIRECTION_UNKNOWN}.
+     */
+    public int direction()
+    {
+        return direction;
     }
 
     /**

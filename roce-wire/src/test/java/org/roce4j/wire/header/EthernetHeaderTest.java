@@ -4,6 +4,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.roce4j.wire.addr.Mac;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -70,19 +71,19 @@ class EthernetHeaderTest
         assertFalse(eth.hasVlanTag());
         assertEquals(14, eth.length());
         assertEquals(EthernetHeader.ETHERTYPE_ARP, eth.etherType());
-        assertEquals(EthernetHeader.BROADCAST, eth.destination());
+        assertEquals(Mac.BROADCAST, eth.destination());
         assertEquals(0x525400123456L, eth.source());
     }
 
     @Test
     void macTextRoundTrips()
     {
-        assertEquals(0x0242AC110002L, EthernetHeader.parseMac("02:42:ac:11:00:02"));
-        assertEquals(0x0242AC110002L, EthernetHeader.parseMac("02-42-AC-11-00-02"));
-        assertEquals(0x0242AC110002L, EthernetHeader.parseMac(" 2:42:ac:11:0:2 "));
-        assertEquals("02:42:ac:11:00:02", EthernetHeader.macToString(0x0242AC110002L));
-        assertEquals("ff:ff:ff:ff:ff:ff", EthernetHeader.macToString(EthernetHeader.BROADCAST));
-        assertEquals("00:00:00:00:00:00", EthernetHeader.macToString(0));
+        assertEquals(0x0242AC110002L, Mac.parse("02:42:ac:11:00:02"));
+        assertEquals(0x0242AC110002L, Mac.parse("02-42-AC-11-00-02"));
+        assertEquals(0x0242AC110002L, Mac.parse(" 2:42:ac:11:0:2 "));
+        assertEquals("02:42:ac:11:00:02", Mac.toString(0x0242AC110002L));
+        assertEquals("ff:ff:ff:ff:ff:ff", Mac.toString(Mac.BROADCAST));
+        assertEquals("00:00:00:00:00:00", Mac.toString(0));
     }
 
     @ParameterizedTest
@@ -92,7 +93,7 @@ class EthernetHeaderTest
     void badMacTextIsRejectedNamingTheInput(final String text)
     {
         final IllegalArgumentException ex =
-            assertThrows(IllegalArgumentException.class, () -> EthernetHeader.parseMac(text));
+            assertThrows(IllegalArgumentException.class, () -> Mac.parse(text));
         assertTrue(ex.getMessage().contains("'" + text + "'"), ex.getMessage());
     }
 }

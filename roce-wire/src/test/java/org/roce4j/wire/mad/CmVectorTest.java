@@ -5,6 +5,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.roce4j.wire.Vectors;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
 import org.roce4j.wire.header.Ipv4Header;

@@ -8,16 +8,18 @@ import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.fault.FaultInjector;
+import org.roce4j.transport.link.fault.FaultRule;
 import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.AgronaAccess;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 
 /**
  * An in-memory Ethernet switch for roce4j endpoints in one JVM, with seeded fault injection at each port's egress.
  *
  * <p>Model: every {@link #attach attached} port is a {@link MemoryLink} with an inbound ring. When a port commits a
- * frame, the switch routes it on its destination IP: an IPv4 address, or an IPv6 address of the two kinds a port's
- * GID table holds ({@code ::ffff:a.b.c.d}, or {@code fe80::} with the modified EUI-64 of the port's MAC; see
+ * frame, the switch routes it on its destination IP: an IPv4 or IPv6 address a port owns, or one of the kinds a
+ * port's GID table holds ({@code ::ffff:a.b.c.d}, or {@code fe80::} with the modified EUI-64 of the port's MAC; see
  * {@link LinkAddress}). A frame no port's IP matches (or without IP) goes to the port whose MAC is its Ethernet
  * destination, if any, so tests can deliver foreign or malformed packets on purpose. The switch writes the
  * destination port's MAC into the frame, so the engine never needs ARP here,
@@ -148,7 +150,7 @@ public final class MemoryFabric implements AutoCloseable
     }
 
     /**
-     * Attach a port described by a {@code memory:IP[,mac=MAC][,mtu=N]} spec.
+     * Attach a port described by a {@code memory:IP[,ip=IP]...[,mac=MAC][,mtu=N]} spec.
      *
      * @param spec the spec, see {@link MemoryLinkConfig}.
      * @return the port.
@@ -183,12 +185,16 @@ public final class MemoryFabric implements AutoCloseable
         {
             throw new IllegalArgumentException("MAC wider than 48 bits: 0x" + Long.toHexString(address.mac()));
         }
-        if (EthernetHeader.BROADCAST == address.mac() || 0 != (address.mac() & 0x0100_0000_0000L))
+        if (Mac.isGroup(address.mac()))
         {
             throw new IllegalArgumentException("a port needs a unicast MAC (group bit clear): " + address);
         }
         checkRingCapacity(ringCapacityBytes, MemoryLink.maxFrameLength(mtu));
-        final MemoryLink conflict = routes.conflicting(address.ipv4(), address.mac());
+        if (address.ips().isEmpty())
+        {
+            throw new IllegalArgumentException("a port needs an IP address: " + address);
+        }
+        final MemoryLink conflict = routes.conflicting(address);
         if (null != conflict)
         {
             throw new IllegalStateException("address " + address + " overlaps the open port " + conflict);

@@ -6,10 +6,17 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.FrameHandler;
+import org.roce4j.transport.link.FrameTap;
+import org.roce4j.transport.link.FrameTaps;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
+import org.roce4j.transport.link.fault.DelayLine;
+import org.roce4j.transport.link.fault.FaultInjector;
+import org.roce4j.transport.link.fault.FrameView;
+import org.roce4j.transport.link.fault.ReorderBuffer;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -58,8 +65,12 @@ public final class MemoryLink implements Link
     private final FaultInjector faults;
     private final FrameView frame = new FrameView();
     private final DelayLine delayLine;
-    private final ReorderBuffer reorderBuffer;
+    private final ReorderBuffer<MemoryLink> reorderBuffer;
+    private final ReorderBuffer.Release<MemoryLink> release = this::forward;
     private final RingReader reader = new RingReader();
+    private final FrameTaps taps = new FrameTaps();
+    private final FrameHandler tapping = this::onTapped;
+    private FrameHandler tappedHandler;
     private volatile boolean closed;
     private boolean claimed;
     private int claimedLength;
@@ -77,14 +88,15 @@ public final class MemoryLink implements Link
         this.address = address;
         this.mtu = mtu;
         this.maxFrameLength = maxFrameLength(mtu);
-        this.name = "memory:" + Ipv4Header.addressToString(address.ipv4());
+        final Gid first = address.ips().get(0);
+        this.name = "memory:" + (first.isIpv4Mapped() ? Ipv4Header.addressToString(first.ipv4()) : first.toString());
         this.clock = fabric.clock();
         this.inbound = new FrameRing(ringCapacityBytes);
         this.inboundBuffer = inbound.buffer();
         this.staging = new UnsafeBuffer(BufferUtil.allocateDirectAligned(maxFrameLength, MEMORY_ALIGNMENT));
         this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ (address.ipv4() & 0xFFFF_FFFFL));
         this.delayLine = new DelayLine(delaySlots, maxFrameLength);
-        this.reorderBuffer = new ReorderBuffer(reorderSlots, maxFrameLength);
+        this.reorderBuffer = new ReorderBuffer<>(reorderSlots, maxFrameLength);
     }
 
     /**
@@ -211,7 +223,7 @@ public final class MemoryLink implements Link
     {
         if (reorderBuffer.size() > 0 && !closed)
         {
-            reorderBuffer.releaseExpired(this, clock.nanoTime());
+            reorderBuffer.releaseExpired(release, clock.nanoTime());
         }
         final int sent = sentSinceFlush;
         sentSinceFlush = 0;
@@ -236,6 +248,16 @@ public final class MemoryLink implements Link
         {
             return 0;
         }
+        final FrameHandler target;
+        if (taps.isEmpty())
+        {
+            target = handler;
+        }
+        else
+        {
+            tappedHandler = handler;
+            target = tapping;
+        }
         // One clock reading serves the whole poll, so every frame delivered by it was due by that time and every
         // frame left in the hold area was not: a frame that becomes due during the poll waits for the next one
         // instead of overtaking a held frame due earlier.
@@ -243,18 +265,36 @@ public final class MemoryLink implements Link
         final long nowNs = needsClock ? clock.nanoTime() : 0;
         if (reorderBuffer.size() > 0)
         {
-            reorderBuffer.releaseExpired(this, nowNs);
+            reorderBuffer.releaseExpired(release, nowNs);
         }
         int delivered = 0;
         if (delayLine.size() > 0)
         {
-            delivered = delayLine.deliverDue(nowNs, handler, maxFrames, this);
+            delivered = delayLine.deliverDue(nowNs, target, maxFrames, counters);
         }
         if (delivered < maxFrames)
         {
-            delivered += reader.read(handler, maxFrames - delivered, needsClock, nowNs);
+            delivered += reader.read(target, maxFrames - delivered, needsClock, nowNs);
         }
         return delivered;
+    }
+
+    private void onTapped(final MutableDirectBuffer buffer, final int offset, final int length)
+    {
+        taps.onFrame(false, buffer, offset, length);
+        tappedHandler.onFrame(buffer, offset, length);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Outgoing frames are shown as they leave for the destination's ring (after this port's faults: once per
+     * copy, never when dropped), incoming ones as they are delivered.
+     */
+    public boolean tapFrames(final FrameTap tap)
+    {
+        taps.add(tap);
+        return true;
     }
 
     /** {@inheritDoc} */
@@ -288,7 +328,7 @@ public final class MemoryLink implements Link
      */
     public int releaseReordered()
     {
-        return reorderBuffer.releaseAll(this);
+        return reorderBuffer.releaseAll(release);
     }
 
     /**
@@ -397,7 +437,7 @@ public final class MemoryLink implements Link
         }
         if (reorderBuffer.size() > 0)
         {
-            reorderBuffer.onFrameSent(this);
+            reorderBuffer.onFrameSent(release);
         }
     }
 
@@ -406,7 +446,7 @@ public final class MemoryLink implements Link
      */
     private boolean egressWithFaults(final MemoryLink destination, final int length)
     {
-        faults.decide(frame, staging, 0, length, destination);
+        faults.decide(frame, staging, 0, length, destination.address.ipv4());
         if (faults.dropped())
         {
             return false;
@@ -452,6 +492,10 @@ public final class MemoryLink implements Link
         if (destination.enqueue(buffer, offset, length, delayed, dueNs))
         {
             sentSinceFlush++;
+            if (!taps.isEmpty())
+            {
+                taps.onFrame(true, buffer, offset, length);
+            }
         }
         else
         {

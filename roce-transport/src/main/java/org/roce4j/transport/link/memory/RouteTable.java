@@ -3,11 +3,14 @@ package org.roce4j.transport.link.memory;
 import java.util.Arrays;
 
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 
 /**
- * An immutable snapshot of the fabric's attached ports, indexed by IPv4 address and by MAC with open addressing
- * (linear probing), so a sender finds its destination without locks or allocation. Attaching or closing a port
- * publishes a new snapshot (copy on write); senders holding the old one finish their frame against it.
+ * An immutable snapshot of the fabric's attached ports, indexed by every IPv4 address, every IPv6 address and the MAC
+ * of each, with open addressing (linear probing), so a sender finds its destination without locks or allocation.
+ * Attaching or closing a port publishes a new snapshot (copy on write); senders holding the old one finish their
+ * frame against it.
  */
 final class RouteTable
 {
@@ -26,27 +29,55 @@ final class RouteTable
     private final MemoryLink[] ipv4Ports;
     private final long[] macKeys;
     private final MemoryLink[] macPorts;
+    private final long[] ipv6HighKeys;
+    private final long[] ipv6LowKeys;
+    private final MemoryLink[] ipv6Ports;
 
     private RouteTable(final MemoryLink[] ports)
     {
         this.ports = ports;
-        final int size = Math.max(4, Integer.highestOneBit(Math.max(1, ports.length * LOAD_FACTOR_INVERSE)) << 1);
+        int addresses = ports.length;
+        for (final MemoryLink port : ports)
+        {
+            addresses += port.address().ips().size();
+        }
+        final int size = Math.max(4, Integer.highestOneBit(Math.max(1, addresses * LOAD_FACTOR_INVERSE)) << 1);
         this.mask = size - 1;
         this.shift = 32 - Integer.numberOfTrailingZeros(size);
         this.ipv4Keys = new int[size];
         this.ipv4Ports = new MemoryLink[size];
         this.macKeys = new long[size];
         this.macPorts = new MemoryLink[size];
+        this.ipv6HighKeys = new long[size];
+        this.ipv6LowKeys = new long[size];
+        this.ipv6Ports = new MemoryLink[size];
         for (final MemoryLink port : ports)
         {
             final LinkAddress address = port.address();
-            int i = hash(address.ipv4());
-            while (null != ipv4Ports[i])
+            for (final Gid ip : address.ips())
             {
-                i = (i + 1) & mask;
+                if (ip.isIpv4Mapped())
+                {
+                    int i = hash(ip.ipv4());
+                    while (null != ipv4Ports[i])
+                    {
+                        i = (i + 1) & mask;
+                    }
+                    ipv4Keys[i] = ip.ipv4();
+                    ipv4Ports[i] = port;
+                }
+                else
+                {
+                    int i = hash(Long.hashCode(ip.high() ^ ip.low()));
+                    while (null != ipv6Ports[i])
+                    {
+                        i = (i + 1) & mask;
+                    }
+                    ipv6HighKeys[i] = ip.high();
+                    ipv6LowKeys[i] = ip.low();
+                    ipv6Ports[i] = port;
+                }
             }
-            ipv4Keys[i] = address.ipv4();
-            ipv4Ports[i] = port;
             int j = hash(Long.hashCode(address.mac()));
             while (null != macPorts[j])
             {
@@ -101,9 +132,9 @@ final class RouteTable
     }
 
     /**
-     * Route an IPv6 destination the way the ports' GID tables define them: {@code ::ffff:a.b.c.d} (GID index 1)
-     * to the port with that IPv4 address, {@code fe80::/64} with a modified EUI-64 interface identifier (GID index
-     * 0) to the port with that MAC.
+     * Route an IPv6 destination: to the port owning it, else the way the ports' GID tables define them:
+     * {@code ::ffff:a.b.c.d} to the port with that IPv4 address, {@code fe80::/64} with a modified EUI-64 interface
+     * identifier (GID index 0) to the port with that MAC.
      *
      * @param high 64 bits of the destination.
      * @param low  64 bits of the destination.
@@ -111,30 +142,39 @@ final class RouteTable
      */
     MemoryLink byIpv6(final long high, final long low)
     {
-        if (LinkAddress.IPV4_MAPPED_HIGH == high &&
-            LinkAddress.IPV4_MAPPED_LOW_PREFIX == (low & 0xFFFF_FFFF_0000_0000L))
+        if (Gid.isIpv4Mapped(high, low))
         {
             return byIpv4((int)low);
         }
-        // Modified EUI-64 (RFC 4291 appendix A): bytes 3..4 of the identifier are ff:fe, bit 0x02 of the first
-        // byte is the inverted universal/local bit.
-        if (LinkAddress.LINK_LOCAL_HIGH == high && 0xFFFEL == ((low >>> 24) & 0xFFFFL))
+        int i = hash(Long.hashCode(high ^ low));
+        MemoryLink port;
+        while (null != (port = ipv6Ports[i]))
         {
-            final long upper = ((low >>> 40) & 0xFF_FFFFL) ^ 0x02_0000L;
-            return byMac((upper << 24) | (low & 0xFF_FFFFL));
+            if (high == ipv6HighKeys[i] && low == ipv6LowKeys[i])
+            {
+                return port;
+            }
+            i = (i + 1) & mask;
         }
-        return null;
+        final long mac = Gid.macOfLinkLocal(high, low);
+        return Mac.NONE == mac ? null : byMac(mac);
     }
 
     /**
-     * @param ipv4 address as a big-endian int.
-     * @param mac  in the low 48 bits.
-     * @return the port using either, or null.
+     * @param address a port's MAC and addresses.
+     * @return an open port using any of them, or null.
      */
-    MemoryLink conflicting(final int ipv4, final long mac)
+    MemoryLink conflicting(final LinkAddress address)
     {
-        final MemoryLink port = byIpv4(ipv4);
-        return null != port ? port : byMac(mac);
+        for (final Gid ip : address.ips())
+        {
+            final MemoryLink port = ip.isIpv4Mapped() ? byIpv4(ip.ipv4()) : byIpv6(ip.high(), ip.low());
+            if (null != port)
+            {
+                return port;
+            }
+        }
+        return byMac(address.mac());
     }
 
     /**

@@ -1,34 +1,49 @@
 package org.roce4j.transport.link.pcap;
 
-import java.util.Locale;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
-import org.roce4j.wire.header.EthernetHeader;
-import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.transport.link.LinkSpec;
+import org.roce4j.transport.link.ethernet.NeighbourPolicy;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 
 /**
- * Parsed form of a raw-Ethernet link spec:
- * <pre>
- * pcap:IFACE[,ip=IPV4][,mac=MAC]
- * </pre>
+ * Parsed form of a raw-Ethernet link spec ({@link #GRAMMAR}):
  * <ul>
  *   <li>{@code IFACE}: the network interface to capture on and send through (e.g. {@code veth0}, {@code eth1}).</li>
- *   <li>{@code ip}: the IPv4 address the link owns and answers ARP for; required unless the interface has exactly
- *   one IPv4 address (then that one is used).</li>
- *   <li>{@code mac}: the MAC address the link owns; the interface's own MAC by default. A different MAC puts the
- *   interface into promiscuous mode.</li>
+ *   <li>{@code ip}: an address the link owns, IPv4 or IPv6, answering ARP or Neighbor Solicitations for it; may be
+ *   repeated ({@code ip=10.77.0.1,ip=fd00:77::1}). Without one the link takes the interface's IPv4 address when
+ *   it has exactly one.</li>
+ *   <li>{@code mac}: the MAC address the link owns; the interface's own MAC by default. A different MAC (or an IPv6
+ *   address, whose solicitations go to multicast groups the interface has not joined) puts the interface into
+ *   promiscuous mode.</li>
+ *   <li>{@code arp-retries}, {@code arp-interval-ms}, {@code arp-queue}, {@code neighbours}: the
+ *   {@link NeighbourPolicy} for ARP and Neighbor Discovery.</li>
  * </ul>
  *
- * @param spec  the spec as given.
- * @param iface interface name.
- * @param ipv4  the address as a big-endian int, or null when not given.
- * @param mac   the MAC in the low 48 bits, or null when not given.
+ * @param spec       the spec as given.
+ * @param iface      interface name.
+ * @param ips        the addresses given (IPv4 ones IPv4-mapped), possibly none.
+ * @param mac        the MAC, or {@link Mac#NONE} when not given.
+ * @param neighbours how neighbours are resolved.
  */
-public record PcapLinkConfig(String spec, String iface, Integer ipv4, Long mac)
+public record PcapLinkConfig(String spec, String iface, List<Gid> ips, long mac, NeighbourPolicy neighbours)
 {
     /** Scheme that introduces a raw-Ethernet link spec. */
     public static final String SCHEME = "pcap";
     /** The spec grammar, for error messages and help texts. */
-    public static final String GRAMMAR = "pcap:IFACE[,ip=IPV4][,mac=MAC]";
+    public static final String GRAMMAR = "pcap:IFACE[,ip=IP]...[,mac=MAC]" + LinkSpec.NEIGHBOUR_GRAMMAR;
+
+    private static final List<String> OPTIONS;
+
+    static
+    {
+        final List<String> options = new ArrayList<>(List.of("ip", "mac"));
+        options.addAll(LinkSpec.NEIGHBOUR_OPTIONS);
+        OPTIONS = List.copyOf(options);
+    }
 
     /**
      * Parse a spec.
@@ -39,59 +54,23 @@ public record PcapLinkConfig(String spec, String iface, Integer ipv4, Long mac)
      */
     public static PcapLinkConfig parse(final String spec)
     {
-        if (null == spec)
+        final LinkSpec parsed = LinkSpec.parse(spec, SCHEME, "interface", GRAMMAR, OPTIONS, Set.of("ip"));
+        return new PcapLinkConfig(parsed.spec(), parsed.head(), List.copyOf(parsed.ipOptions("ip")),
+            parsed.macOption("mac"), parsed.neighbourPolicy());
+    }
+
+    /**
+     * @return the first IPv4 address given as a big-endian int, or null when none was.
+     */
+    public Integer ipv4()
+    {
+        for (final Gid ip : ips)
         {
-            throw new IllegalArgumentException("pcap link spec is null; expected " + GRAMMAR);
-        }
-        final String text = spec.trim();
-        final String prefix = SCHEME + ":";
-        if (!text.regionMatches(true, 0, prefix, 0, prefix.length()))
-        {
-            throw new IllegalArgumentException("not a pcap link spec: '" + spec + "'; expected " + GRAMMAR);
-        }
-        final String[] parts = text.substring(prefix.length()).split(",", -1);
-        final String iface = parts[0].trim();
-        if (iface.isEmpty())
-        {
-            throw new IllegalArgumentException("pcap link spec '" + spec + "' has no interface; expected " + GRAMMAR);
-        }
-        Integer ipv4 = null;
-        Long mac = null;
-        for (int i = 1; i < parts.length; i++)
-        {
-            final String part = parts[i].trim();
-            final int equals = part.indexOf('=');
-            if (equals <= 0)
+            if (ip.isIpv4Mapped())
             {
-                throw new IllegalArgumentException("pcap link spec '" + spec + "': option '" + part +
-                    "' is not key=value; expected " + GRAMMAR);
-            }
-            final String key = part.substring(0, equals).trim().toLowerCase(Locale.ROOT);
-            final String value = part.substring(equals + 1).trim();
-            try
-            {
-                switch (key)
-                {
-                    case "ip":
-                        ipv4 = Ipv4Header.parseAddress(value);
-                        break;
-                    case "mac":
-                        mac = EthernetHeader.parseMac(value);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option '" + key + "' (valid: ip, mac)");
-                }
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                throw new IllegalArgumentException("pcap link spec '" + spec + "': " + ex.getMessage(), ex);
+                return ip.ipv4();
             }
         }
-        if (null != mac && 0 != (mac & 0x0100_0000_0000L))
-        {
-            throw new IllegalArgumentException("pcap link spec '" + spec + "': MAC " +
-                EthernetHeader.macToString(mac) + " is a multicast address");
-        }
-        return new PcapLinkConfig(spec, iface, ipv4, mac);
+        return null;
     }
 }

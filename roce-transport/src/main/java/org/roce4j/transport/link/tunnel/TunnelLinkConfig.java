@@ -1,77 +1,79 @@
 package org.roce4j.transport.link.tunnel;
 
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.LinkSpec;
+import org.roce4j.transport.link.ethernet.NeighbourPolicy;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
- * Settings of a {@link TunnelLink}, usually parsed from a link spec string:
- * <pre>
- * tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,mac=MAC][,peer-mac=MAC][,pcap=FILE][,mtu=N]
- *        [,arp-retries=N][,arp-interval-ms=N][,ring=N][,arp-queue=N]
- * </pre>
- * for example {@code tunnel:127.0.0.1:5000:127.0.0.1:5001,ip=10.77.0.1,pcap=target/run.pcap}, which matches a
- * QEMU guest started with {@code -netdev dgram,local...port=5001,remote...port=5000}. Hosts are names or IPv4
- * literals; an IPv6 literal goes in brackets ({@code [::1]}). A bind port of 0 takes any free port
- * ({@link TunnelLink#localPort()} tells which).
+ * Settings of a {@link TunnelLink}, usually parsed from a link spec string ({@link #GRAMMAR}), for example
+ * {@code tunnel:127.0.0.1:5000:127.0.0.1:5001,ip=10.77.0.1,pcap=target/run.pcap}, which matches a QEMU guest started
+ * with {@code -netdev dgram,local...port=5001,remote...port=5000}. Hosts are names or IPv4 literals; an IPv6 literal
+ * goes in brackets ({@code [::1]}). A bind port of 0 takes any free port ({@link TunnelLink#localPort()} tells
+ * which). {@code ip=} may be repeated and takes IPv4 or IPv6 addresses ({@code ip=10.77.0.1,ip=fd00:77::1}).
  *
- * @param bindHost      local address the UDP socket binds to.
- * @param bindPort      local UDP port, 0..65535 (0: any free port).
- * @param peerHost      address of the other end (QEMU's {@code local} address).
- * @param peerPort      UDP port of the other end, 1..65535.
- * @param ipv4          the link's own IPv4 address (big-endian int); the link answers ARP for it.
- * @param mac           the link's own MAC (low 48 bits); by default {@link #defaultMac(int)} of the IP.
- * @param peerMac       a fixed destination MAC for every frame, or {@link #NO_MAC} to resolve by ARP.
- * @param pcap          file to record every frame sent and received, or null.
- * @param mtu           IP MTU of the medium (the guest's NIC MTU), {@link #MIN_MTU}..{@link #MAX_MTU}.
- * @param arpRetries    ARP requests sent for one address before its held frames are dropped, 1..100.
- * @param arpIntervalMs time between ARP requests, 1..60000 ms.
- * @param ringFrames    frames the send ring holds between {@code flush()} calls, 1..65536.
- * @param arpQueueFrames frames held while their destination is being resolved, 0..4096 (0: drop at once).
- * @param loss          fraction of frames (not ARP) dropped in each direction on purpose, 0..1: fault injection on
- *                      the Java side of the tunnel (spec option {@code loss=0.02}).
- * @param lossSeed      seed of the loss decisions (spec option {@code seed=N}), so a run can be repeated.
+ * <p>Two options are sugar for decorators that work on every link: {@code pcap=FILE} records every frame to a pcapng
+ * file as {@code --pcap FILE} does (the same recorder, {@code link.capture.PcapngRecorder}), and {@code loss=P} (with
+ * {@code seed=N}) drops that fraction of frames each way: {@code LinkSpecs.open} wraps the link in a
+ * {@code link.fault.FaultyLink} with the rules {@code drop=P;seed=N}, as {@code --faults 'drop=P;seed=N'} would.
+ *
+ * @param bindHost   local address the UDP socket binds to.
+ * @param bindPort   local UDP port, 0..65535 (0: any free port).
+ * @param peerHost   address of the other end (QEMU's {@code local} address).
+ * @param peerPort   UDP port of the other end, 1..65535.
+ * @param address    the link's own MAC and addresses; it answers ARP and Neighbor Solicitations for them.
+ * @param peerMac    a fixed destination MAC for every frame, or {@link Mac#NONE} to resolve by ARP or ND.
+ * @param pcap       file to record every frame sent and received, or null.
+ * @param mtu        IP MTU of the medium (the guest's NIC MTU), {@link #MIN_MTU}..{@link Link#MAX_IP_MTU}.
+ * @param neighbours how neighbours are resolved ({@code arp-retries}, {@code arp-interval-ms}, {@code arp-queue},
+ *                   {@code neighbours}).
+ * @param ringFrames frames the send ring holds between {@code flush()} calls, 1..65536.
+ * @param loss       fraction of frames dropped each way on purpose, 0..1 (sugar for a drop rule, see above).
+ * @param lossSeed   seed of the drops, so a run can be repeated.
  */
 public record TunnelLinkConfig(
     String bindHost,
     int bindPort,
     String peerHost,
     int peerPort,
-    int ipv4,
-    long mac,
+    LinkAddress address,
     long peerMac,
     Path pcap,
     int mtu,
-    int arpRetries,
-    int arpIntervalMs,
+    NeighbourPolicy neighbours,
     int ringFrames,
-    int arpQueueFrames,
     double loss,
     long lossSeed)
 {
     /** Prefix of a tunnel link spec. */
     public static final String SCHEME = "tunnel:";
-    /** Value of {@link #peerMac()} when the peer's MAC is resolved by ARP. */
-    public static final long NO_MAC = -1L;
+    /** The spec grammar, for error messages and help texts. */
+    public static final String GRAMMAR = "tunnel:BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT,ip=IP[,ip=IP]...[,mac=MAC]" +
+        "[,peer-mac=MAC][,pcap=FILE][,mtu=1500][,ring=256][,loss=P][,seed=N]" + LinkSpec.NEIGHBOUR_GRAMMAR;
     /** Default IP MTU: standard Ethernet, which gives rxe an active IB MTU of 1024. */
     public static final int DEFAULT_MTU = 1500;
     /** Smallest MTU accepted: the IPv4 minimum every host must accept (RFC 791). */
     public static final int MIN_MTU = 576;
-    /** Largest MTU accepted: common jumbo frames, which gives rxe an active IB MTU of 4096. */
-    public static final int MAX_MTU = 9216;
-    /** Default ARP requests per resolution: with the default interval, 5 s before giving up on a slow guest. */
-    public static final int DEFAULT_ARP_RETRIES = 10;
-    /** Default time between ARP requests; an emulated guest can take a few hundred ms to answer. */
-    public static final int DEFAULT_ARP_INTERVAL_MS = 500;
     /** Default send ring size in frames. */
     public static final int DEFAULT_RING_FRAMES = 256;
-    /** Default number of frames held while ARP runs: a whole 64-packet message and more (UC cannot resend). */
-    public static final int DEFAULT_ARP_QUEUE_FRAMES = 256;
-    /** First octet of a default MAC: locally administered (bit 1), unicast (bit 0 clear), IEEE 802 clause 9.2. */
-    public static final int LOCAL_UNICAST_OCTET = 0x02;
+
+    private static final List<String> OPTIONS;
+
+    static
+    {
+        final List<String> options = new ArrayList<>(List.of("ip", "mac", "peer-mac", "pcap", "mtu", "ring", "loss",
+            "seed"));
+        options.addAll(LinkSpec.NEIGHBOUR_OPTIONS);
+        OPTIONS = List.copyOf(options);
+    }
 
     /**
      * Validate every field.
@@ -84,20 +86,25 @@ public record TunnelLinkConfig(
         requireHost("peer host", peerHost);
         requireRange("bind port", bindPort, 0, 65535);
         requireRange("peer port", peerPort, 1, 65535);
-        if (0 == ipv4)
+        if (null == address || address.ips().isEmpty())
         {
-            throw new IllegalArgumentException("tunnel link needs its own IPv4 address (ip=a.b.c.d), not 0.0.0.0");
+            throw new IllegalArgumentException("tunnel link needs an address of its own (ip=IP)");
         }
-        requireUnicastMac("mac", mac);
-        if (NO_MAC != peerMac)
+        Mac.requireUnicast("mac", address.mac());
+        if (Mac.NONE != peerMac)
         {
-            requireUnicastMac("peer-mac", peerMac);
+            Mac.requireUnicast("peer-mac", peerMac);
         }
-        requireRange("mtu", mtu, MIN_MTU, MAX_MTU);
-        requireRange("arp-retries", arpRetries, 1, 100);
-        requireRange("arp-interval-ms", arpIntervalMs, 1, 60_000);
+        requireRange("mtu", mtu, MIN_MTU, Link.MAX_IP_MTU);
         requireRange("ring", ringFrames, 1, 65_536);
-        requireRange("arp-queue", arpQueueFrames, 0, 4096);
+        if (null == neighbours)
+        {
+            throw new IllegalArgumentException("the neighbour policy must not be null");
+        }
+        if (!(loss >= 0.0 && loss <= 1.0))
+        {
+            throw new IllegalArgumentException("loss must be 0..1, got " + loss);
+        }
     }
 
     /**
@@ -107,27 +114,34 @@ public record TunnelLinkConfig(
      * @param bindPort local port (0: any free port).
      * @param peerHost peer address.
      * @param peerPort peer port.
-     * @param ipv4     the link's own IPv4 address.
+     * @param ipv4     the link's own IPv4 address; its MAC is {@link Mac#ofIpv4(int)}.
      * @return the config.
      */
     public static TunnelLinkConfig of(
         final String bindHost, final int bindPort, final String peerHost, final int peerPort, final int ipv4)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, defaultMac(ipv4), NO_MAC, null,
-            DEFAULT_MTU, DEFAULT_ARP_RETRIES, DEFAULT_ARP_INTERVAL_MS, DEFAULT_RING_FRAMES, DEFAULT_ARP_QUEUE_FRAMES, 0.0,
-            0L);
+        if (0 == ipv4)
+        {
+            throw new IllegalArgumentException("tunnel link needs its own address (ip=IP), not 0.0.0.0");
+        }
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, new LinkAddress(Mac.ofIpv4(ipv4), ipv4),
+            Mac.NONE, null, DEFAULT_MTU, NeighbourPolicy.DEFAULT, DEFAULT_RING_FRAMES, 0.0, 0L);
     }
 
     /**
-     * The MAC a link gets when none is configured: {@code 02:00:a:b:c:d} for IP {@code a.b.c.d}, a locally
-     * administered unicast address that cannot clash with QEMU's {@code 52:54:00:...} guests.
-     *
-     * @param ipv4 the link's IPv4 address.
-     * @return the MAC in the low 48 bits.
+     * @return the link's primary IPv4 address (0 when it has only IPv6 addresses).
      */
-    public static long defaultMac(final int ipv4)
+    public int ipv4()
     {
-        return ((long)LOCAL_UNICAST_OCTET << 40) | (ipv4 & 0xFFFF_FFFFL);
+        return address.ipv4();
+    }
+
+    /**
+     * @return the link's MAC.
+     */
+    public long mac()
+    {
+        return address.mac();
     }
 
     /**
@@ -137,8 +151,8 @@ public record TunnelLinkConfig(
      */
     public TunnelLinkConfig withLoss(final double newLoss, final long seed)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, newLoss, seed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, peerMac, pcap, mtu, neighbours,
+            ringFrames, newLoss, seed);
     }
 
     /**
@@ -147,8 +161,8 @@ public record TunnelLinkConfig(
      */
     public TunnelLinkConfig withPcap(final Path newPcap)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, newPcap, mtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, peerMac, newPcap, mtu, neighbours,
+            ringFrames, loss, lossSeed);
     }
 
     /**
@@ -157,40 +171,50 @@ public record TunnelLinkConfig(
      */
     public TunnelLinkConfig withMtu(final int newMtu)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, newMtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, peerMac, pcap, newMtu, neighbours,
+            ringFrames, loss, lossSeed);
     }
 
     /**
-     * @param newPeerMac fixed peer MAC, or {@link #NO_MAC} to use ARP.
+     * @param newPeerMac fixed peer MAC, or {@link Mac#NONE} to resolve.
      * @return a copy with that peer MAC.
      */
     public TunnelLinkConfig withPeerMac(final long newPeerMac)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, newPeerMac, pcap, mtu,
-            arpRetries, arpIntervalMs, ringFrames, arpQueueFrames, loss, lossSeed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, newPeerMac, pcap, mtu, neighbours,
+            ringFrames, loss, lossSeed);
     }
 
     /**
-     * @param retries  ARP requests per resolution.
+     * @param newAddress the link's MAC and addresses.
+     * @return a copy with those.
+     */
+    public TunnelLinkConfig withAddress(final LinkAddress newAddress)
+    {
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, newAddress, peerMac, pcap, mtu, neighbours,
+            ringFrames, loss, lossSeed);
+    }
+
+    /**
+     * @param retries  requests per resolution.
      * @param interval time between them in milliseconds.
-     * @return a copy with that ARP policy.
+     * @return a copy with that resolution policy.
      */
     public TunnelLinkConfig withArp(final int retries, final int interval)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
-            retries, interval, ringFrames, arpQueueFrames, loss, lossSeed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, peerMac, pcap, mtu,
+            neighbours.withRequests(retries, interval), ringFrames, loss, lossSeed);
     }
 
     /**
-     * @param frames  send ring size in frames.
-     * @param queued  frames held while ARP runs.
+     * @param frames send ring size in frames.
+     * @param held   frames held while resolving.
      * @return a copy with those queue sizes.
      */
-    public TunnelLinkConfig withQueues(final int frames, final int queued)
+    public TunnelLinkConfig withQueues(final int frames, final int held)
     {
-        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, ipv4, mac, peerMac, pcap, mtu,
-            arpRetries, arpIntervalMs, frames, queued, loss, lossSeed);
+        return new TunnelLinkConfig(bindHost, bindPort, peerHost, peerPort, address, peerMac, pcap, mtu,
+            neighbours.withHeldFrames(held), frames, loss, lossSeed);
     }
 
     /**
@@ -202,17 +226,29 @@ public record TunnelLinkConfig(
      */
     public static TunnelLinkConfig parse(final String spec)
     {
-        if (null == spec)
+        final LinkSpec parsed = LinkSpec.parse(spec, "tunnel", "endpoints BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT",
+            GRAMMAR, OPTIONS, Set.of("ip"));
+        final String[] parts = splitEndpoints(parsed);
+        final List<Gid> ips = parsed.ipOptions("ip");
+        if (ips.isEmpty())
         {
-            throw new IllegalArgumentException("tunnel link spec is null");
+            throw parsed.error("missing option ip=IP (an address of the link's own)");
         }
+        final long mac = parsed.macOption("mac");
+        final String pcapText = parsed.option("pcap");
         try
         {
-            return doParse(spec.trim());
+            return new TunnelLinkConfig(parts[0], parsePort(parsed, "BIND_PORT", parts[1]), parts[2],
+                parsePort(parsed, "PEER_PORT", parts[3]),
+                new LinkAddress(Mac.NONE == mac ? LinkAddress.defaultMac(ips) : mac, ips),
+                parsed.macOption("peer-mac"), null == pcapText ? null : Path.of(pcapText),
+                parsed.intOption("mtu", DEFAULT_MTU, MIN_MTU, Link.MAX_IP_MTU), parsed.neighbourPolicy(),
+                parsed.intOption("ring", DEFAULT_RING_FRAMES, 1, 65_536), parsed.fractionOption("loss"),
+                parsed.longOption("seed", 0L));
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalArgumentException("bad tunnel link spec '" + spec + "': " + ex.getMessage(), ex);
+            throw ex.getMessage().startsWith("tunnel link spec") ? ex : parsed.error(ex.getMessage());
         }
     }
 
@@ -223,154 +259,36 @@ public record TunnelLinkConfig(
     {
         final StringBuilder sb = new StringBuilder(SCHEME)
             .append(hostToSpec(bindHost)).append(':').append(bindPort).append(':')
-            .append(hostToSpec(peerHost)).append(':').append(peerPort)
-            .append(",ip=").append(Ipv4Header.addressToString(ipv4))
-            .append(",mac=").append(EthernetHeader.macToString(mac));
-        if (NO_MAC != peerMac)
+            .append(hostToSpec(peerHost)).append(':').append(peerPort);
+        for (final Gid ip : address.ips())
         {
-            sb.append(",peer-mac=").append(EthernetHeader.macToString(peerMac));
+            sb.append(",ip=").append(ip.isIpv4Mapped() ? Ipv4Header.addressToString(ip.ipv4()) : ip.toString());
+        }
+        sb.append(",mac=").append(Mac.toString(address.mac()));
+        if (Mac.NONE != peerMac)
+        {
+            sb.append(",peer-mac=").append(Mac.toString(peerMac));
         }
         if (null != pcap)
         {
             sb.append(",pcap=").append(pcap);
         }
         return sb.append(",mtu=").append(mtu)
-            .append(",arp-retries=").append(arpRetries)
-            .append(",arp-interval-ms=").append(arpIntervalMs)
+            .append(",arp-retries=").append(neighbours.requests())
+            .append(",arp-interval-ms=").append(neighbours.intervalMs())
+            .append(",arp-queue=").append(neighbours.heldFrames())
+            .append(",neighbours=").append(neighbours.neighbours())
             .append(",ring=").append(ringFrames)
-            .append(",arp-queue=").append(arpQueueFrames)
             .append(0.0 == loss ? "" : ",loss=" + loss + ",seed=" + lossSeed)
             .toString();
-    }
-
-    private static TunnelLinkConfig doParse(final String spec)
-    {
-        if (!spec.startsWith(SCHEME))
-        {
-            throw new IllegalArgumentException("it must start with '" + SCHEME + "'");
-        }
-        final String body = spec.substring(SCHEME.length());
-        final int comma = body.indexOf(',');
-        final String endpoints = -1 == comma ? body : body.substring(0, comma);
-        final String[] parts = splitEndpoints(endpoints);
-
-        Integer ip = null;
-        Long mac = null;
-        long peerMac = NO_MAC;
-        Path pcap = null;
-        int mtu = DEFAULT_MTU;
-        int arpRetries = DEFAULT_ARP_RETRIES;
-        int arpIntervalMs = DEFAULT_ARP_INTERVAL_MS;
-        int ringFrames = DEFAULT_RING_FRAMES;
-        int arpQueueFrames = DEFAULT_ARP_QUEUE_FRAMES;
-        double loss = 0.0;
-        long lossSeed = 0L;
-        final Set<String> seen = new HashSet<>();
-        if (-1 != comma)
-        {
-            for (final String option : body.substring(comma + 1).split(",", -1))
-            {
-                final int eq = option.indexOf('=');
-                if (eq <= 0)
-                {
-                    throw new IllegalArgumentException("option '" + option + "' is not KEY=VALUE");
-                }
-                final String key = option.substring(0, eq).trim();
-                final String value = option.substring(eq + 1).trim();
-                if (!seen.add(key))
-                {
-                    throw new IllegalArgumentException("option '" + key + "' given twice");
-                }
-                if (value.isEmpty())
-                {
-                    throw new IllegalArgumentException("option '" + key + "' has no value");
-                }
-                switch (key)
-                {
-                    case "ip":
-                        ip = Ipv4Header.parseAddress(value);
-                        break;
-                    case "mac":
-                        mac = EthernetHeader.parseMac(value);
-                        break;
-                    case "peer-mac":
-                        peerMac = EthernetHeader.parseMac(value);
-                        break;
-                    case "pcap":
-                        pcap = Path.of(value);
-                        break;
-                    case "mtu":
-                        mtu = parseInt(key, value);
-                        break;
-                    case "arp-retries":
-                        arpRetries = parseInt(key, value);
-                        break;
-                    case "arp-interval-ms":
-                        arpIntervalMs = parseInt(key, value);
-                        break;
-                    case "ring":
-                        ringFrames = parseInt(key, value);
-                        break;
-                    case "arp-queue":
-                        arpQueueFrames = parseInt(key, value);
-                        break;
-                    case "loss":
-                        loss = parseFraction(key, value);
-                        break;
-                    case "seed":
-                        lossSeed = parseLong(key, value);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option '" + key + "' (known: ip, mac, peer-mac, " +
-                            "pcap, mtu, arp-retries, arp-interval-ms, ring, arp-queue, loss, seed)");
-                }
-            }
-        }
-        if (null == ip)
-        {
-            throw new IllegalArgumentException("missing option ip=a.b.c.d (the link's own IPv4 address)");
-        }
-        return new TunnelLinkConfig(
-            parts[0], parsePort("BIND_PORT", parts[1]), parts[2], parsePort("PEER_PORT", parts[3]), ip,
-            null == mac ? defaultMac(ip) : mac, peerMac, pcap, mtu, arpRetries, arpIntervalMs, ringFrames,
-            arpQueueFrames, loss, lossSeed);
-    }
-
-    private static double parseFraction(final String key, final String value)
-    {
-        final double fraction;
-        try
-        {
-            fraction = Double.parseDouble(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("option '" + key + "' must be a number, got '" + value + "'");
-        }
-        if (!(fraction >= 0.0 && fraction <= 1.0))
-        {
-            throw new IllegalArgumentException("option '" + key + "' must be 0..1, got " + value);
-        }
-        return fraction;
-    }
-
-    private static long parseLong(final String key, final String value)
-    {
-        try
-        {
-            return Long.decode(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("option '" + key + "' must be an integer, got '" + value + "'");
-        }
     }
 
     /**
      * Split {@code BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT}, where a host may be a bracketed IPv6 literal.
      */
-    private static String[] splitEndpoints(final String endpoints)
+    private static String[] splitEndpoints(final LinkSpec parsed)
     {
+        final String endpoints = parsed.head();
         final String[] parts = new String[4];
         int index = 0;
         int start = 0;
@@ -390,7 +308,7 @@ public record TunnelLinkConfig(
             {
                 if (4 == index)
                 {
-                    throw new IllegalArgumentException("too many ':' in '" + endpoints +
+                    throw parsed.error("too many ':' in '" + endpoints +
                         "' (need BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT; bracket IPv6 literals)");
                 }
                 parts[index++] = stripBrackets(endpoints.substring(start, i).trim());
@@ -399,15 +317,15 @@ public record TunnelLinkConfig(
         }
         if (4 != index)
         {
-            throw new IllegalArgumentException("'" + endpoints + "' is not BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT");
+            throw parsed.error("'" + endpoints + "' is not BIND_HOST:BIND_PORT:PEER_HOST:PEER_PORT");
         }
         if (parts[0].isEmpty())
         {
-            throw new IllegalArgumentException("BIND_HOST is empty");
+            throw parsed.error("BIND_HOST is empty");
         }
         if (parts[2].isEmpty())
         {
-            throw new IllegalArgumentException("PEER_HOST is empty");
+            throw parsed.error("PEER_HOST is empty");
         }
         return parts;
     }
@@ -426,7 +344,7 @@ public record TunnelLinkConfig(
         return host.indexOf(':') >= 0 ? "[" + host + "]" : host;
     }
 
-    private static int parsePort(final String name, final String text)
+    private static int parsePort(final LinkSpec parsed, final String name, final String text)
     {
         try
         {
@@ -434,19 +352,7 @@ public record TunnelLinkConfig(
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException(name + " '" + text + "' is not a number", ex);
-        }
-    }
-
-    private static int parseInt(final String key, final String text)
-    {
-        try
-        {
-            return Integer.parseInt(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException("option " + key + "='" + text + "' is not a number", ex);
+            throw parsed.error(name + " '" + text + "' is not a number");
         }
     }
 
@@ -463,20 +369,6 @@ public record TunnelLinkConfig(
         if (value < min || value > max)
         {
             throw new IllegalArgumentException(name + " " + value + " is out of range " + min + ".." + max);
-        }
-    }
-
-    private static void requireUnicastMac(final String name, final long mac)
-    {
-        if (0 != (mac >>> 48) || 0 == mac)
-        {
-            throw new IllegalArgumentException(name + " must be a non-zero 48-bit MAC, got 0x" + Long.toHexString(mac));
-        }
-        // The I/G bit (least significant bit of the first octet) marks group addresses (IEEE 802 clause 8.2).
-        if (0 != ((mac >>> 40) & 1))
-        {
-            throw new IllegalArgumentException(name + " " + EthernetHeader.macToString(mac) +
-                " is a multicast/broadcast address; a link needs a unicast MAC");
         }
     }
 }

@@ -12,7 +12,8 @@ package org.roce4j.transport.link.udp;
  * followed by {@code n} zero bytes: the remainder of the 18 bytes multiplied by x^(8n) modulo the polynomial. The
  * powers x^(8n) come from a table, so the update costs 18 table steps and one carry-less multiplication whatever the
  * frame's length, instead of two CRC passes over the whole frame. Any error the old ICRC carried (fault injection)
- * is kept, since only the difference is applied.
+ * is kept, since only the difference is applied. Over IPv6 the bytes that change are the source address (IPv6 bytes
+ * 8..23) and the UDP source port (bytes 40..41): 34 table steps ({@link #deltaIpv6}).
  */
 final class IcrcDelta
 {
@@ -26,6 +27,8 @@ final class IcrcDelta
     static final int FIRST_CHANGED_IP_BYTE = 4;
     /** Last IPv4-relative byte that can change: the low byte of the UDP source port (IPv4 header 20 + 1). */
     static final int LAST_CHANGED_IP_BYTE = 21;
+    /** Last IPv6-relative byte that can change: the low byte of the UDP source port (IPv6 header 40 + 1). */
+    static final int IPV6_LAST_CHANGED_BYTE = 41;
 
     private static final int[] BYTE_TABLE = new int[256];
     private static final int[] ZEROS = new int[TABLE_ZERO_BYTES + 1];
@@ -91,6 +94,40 @@ final class IcrcDelta
         crc = update(crc, sourcePortXor);
         // Bytes covered after the UDP source port: the rest of the packet up to the ICRC.
         final int zeros = ipTotalLength - 4 - (LAST_CHANGED_IP_BYTE + 1);
+        return multiply(zerosPower(zeros), crc);
+    }
+
+    /**
+     * The value to XOR into the ICRC of an IPv6 RoCEv2 frame after its source address and UDP source port changed
+     * (IPv6 bytes 8..23 and 40..41; the traffic class, flow label and hop limit the kernel writes are masked).
+     *
+     * @param sourceHighXor old ^ new source address, high 64 bits.
+     * @param sourceLowXor  old ^ new source address, low 64 bits.
+     * @param sourcePortXor old ^ new UDP source port (16 bits).
+     * @param ipLength      the IPv6 packet's length (40 + payload length, up to and including the ICRC).
+     * @return the ICRC difference; 0 when nothing changed.
+     */
+    static int deltaIpv6(final long sourceHighXor, final long sourceLowXor, final int sourcePortXor,
+        final int ipLength)
+    {
+        int crc = 0;
+        for (int shift = 56; shift >= 0; shift -= 8)
+        {
+            crc = update(crc, (int)(sourceHighXor >>> shift));
+        }
+        for (int shift = 56; shift >= 0; shift -= 8)
+        {
+            crc = update(crc, (int)(sourceLowXor >>> shift));
+        }
+        // IPv6 bytes 24..39: the destination, unchanged.
+        for (int i = 0; i < 16; i++)
+        {
+            crc = update(crc, 0);
+        }
+        crc = update(crc, sourcePortXor >>> 8);
+        crc = update(crc, sourcePortXor);
+        // Bytes covered after the UDP source port (IPv6 byte 42 on) up to the ICRC.
+        final int zeros = ipLength - 4 - (IPV6_LAST_CHANGED_BYTE + 1);
         return multiply(zerosPower(zeros), crc);
     }
 

@@ -2,9 +2,12 @@ package org.roce4j.transport.link.udp;
 
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.wire.Icrc;
+import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.header.Ipv6Header;
 import org.roce4j.wire.header.UdpHeader;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
@@ -25,11 +28,16 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * from the socket (0 and the default TTL) instead of the frame and the UDP checksum is computed by the kernel: all
  * three are masked to ones by the ICRC, so they need no rewrite.
  *
+ * <p>Over IPv6 the ICRC covers the source address and UDP source port but no identification or flags; the kernel
+ * writes the traffic class, flow label (0: the socket turns automatic flow labels off, as rxe sends 0) and hop limit
+ * from the socket, all masked by the ICRC, so only the source and its port are rewritten, with the same difference
+ * update ({@link IcrcDelta#deltaIpv6}).
+ *
  * <p>Incoming ({@link #writeIncomingHeaders}): a received datagram has no visible IP header, so a synthetic
- * Ethernet + IPv4 + UDP header is written in front of its payload: source address and port from the datagram's
- * sender, destination the bound address and port 4791, ID 0, DF, TTL 64, a valid IPv4 header checksum and UDP
- * checksum 0. The ICRC inside the payload was computed by the sender over the real header, which may differ (rxe
- * sends changing IDs), so it cannot be checked on this path.
+ * Ethernet + IP + UDP header is written in front of its payload: source address and port from the datagram's
+ * sender, destination the bound address and port 4791; over IPv4 ID 0, DF, TTL 64, a valid IPv4 header checksum;
+ * over IPv6 traffic class 0, flow label 0, hop limit 64; UDP checksum 0. The ICRC inside the payload was computed by
+ * the sender over the real header, which may differ (rxe sends changing IDs), so it cannot be checked on this path.
  *
  * <p>Not thread safe: one instance per thread (the engine thread rewrites outgoing frames, the event loop writes
  * incoming headers).
@@ -38,41 +46,58 @@ final class KernelHeaders
 {
     /** Synthetic header in front of a received payload: untagged Ethernet, IPv4 without options, UDP. */
     static final int INCOMING_HEADER_LENGTH = EthernetHeader.LENGTH + Ipv4Header.LENGTH + UdpHeader.LENGTH;
+    /** Synthetic header in front of a payload received over IPv6: untagged Ethernet, IPv6, UDP. */
+    static final int INCOMING_IPV6_HEADER_LENGTH = EthernetHeader.LENGTH + Ipv6Header.LENGTH + UdpHeader.LENGTH;
     /** Smallest RoCEv2 UDP payload: a BTH and an ICRC. */
     static final int MIN_ROCE_PAYLOAD = BthHeader.LENGTH + Icrc.LENGTH;
     /** IPv4 version 4 and IHL 5 (20 bytes, no options): the only header the kernel writes for this socket. */
     private static final int VERSION_IHL_NO_OPTIONS = 0x45;
-    /** TTL written into synthetic headers (the Linux default, net.ipv4.ip_default_ttl); masked by the ICRC. */
-    private static final int SYNTHETIC_TTL = 64;
 
     /** Outcome of {@link #prepareOutgoing}: the frame can be sent. */
     static final int OK = 0;
-    /** Outcome of {@link #prepareOutgoing}: not an IPv4 frame (the udp link carries IPv4 only). */
-    static final int NOT_IPV4 = 1;
+    /** Outcome of {@link #prepareOutgoing}: not of the link's IP version (a socket carries one family). */
+    static final int WRONG_FAMILY = 1;
     /** Outcome of {@link #prepareOutgoing}: IPv4 with options, or not UDP: the kernel would not send this header. */
     static final int UNSENDABLE_IP_HEADER = 2;
     /** Outcome of {@link #prepareOutgoing}: IP or UDP lengths inconsistent with the frame. */
     static final int BAD_LENGTH = 3;
 
     private final Ipv4Header ipv4 = new Ipv4Header();
+    private final Ipv6Header ipv6 = new Ipv6Header();
     private final UdpHeader udp = new UdpHeader();
+    private final boolean v6;
     private final int sourceIpv4;
+    private final long sourceHigh;
+    private final long sourceLow;
     private final int sourcePort;
 
     private int payloadOffset;
     private int payloadLength;
     private int destinationIpv4;
+    private long destinationHigh;
+    private long destinationLow;
     private int destinationPort;
     private boolean icrcRecomputed;
 
     /**
-     * @param sourceIpv4 the address the socket is bound to.
+     * @param source     the address the socket is bound to (IPv4 as its IPv4-mapped GID).
      * @param sourcePort the port the socket is bound to.
      */
-    KernelHeaders(final int sourceIpv4, final int sourcePort)
+    KernelHeaders(final Gid source, final int sourcePort)
     {
-        this.sourceIpv4 = sourceIpv4;
+        this.v6 = !source.isIpv4Mapped();
+        this.sourceIpv4 = v6 ? 0 : source.ipv4();
+        this.sourceHigh = source.high();
+        this.sourceLow = source.low();
         this.sourcePort = sourcePort;
+    }
+
+    /**
+     * @return the length of the synthetic header in front of a received payload.
+     */
+    int incomingHeaderLength()
+    {
+        return v6 ? INCOMING_IPV6_HEADER_LENGTH : INCOMING_HEADER_LENGTH;
     }
 
     /**
@@ -98,9 +123,14 @@ final class KernelHeaders
             ipOffset = index + EthernetHeader.VLAN_LENGTH;
             etherType = buffer.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
         }
+        if (v6)
+        {
+            return EthernetHeader.ETHERTYPE_IPV6 == etherType ? prepareIpv6(buffer, index, length, ipOffset) :
+                WRONG_FAMILY;
+        }
         if (EthernetHeader.ETHERTYPE_IPV4 != etherType)
         {
-            return NOT_IPV4;
+            return WRONG_FAMILY;
         }
         final Ipv4Header ipv4 = this.ipv4.wrap(buffer, ipOffset);
         if (VERSION_IHL_NO_OPTIONS != (buffer.getByte(ipOffset) & 0xFF) ||
@@ -140,6 +170,59 @@ final class KernelHeaders
         destinationIpv4 = ipv4.destination();
         destinationPort = udp.destinationPort();
         return OK;
+    }
+
+    private int prepareIpv6(final MutableDirectBuffer buffer, final int index, final int length, final int ipOffset)
+    {
+        final Ipv6Header ip = this.ipv6.wrap(buffer, ipOffset);
+        if (Ipv6Header.NEXT_HEADER_UDP != ip.nextHeader())
+        {
+            return UNSENDABLE_IP_HEADER;
+        }
+        final int ipLength = Ipv6Header.LENGTH + ip.payloadLength();
+        final int udpOffset = ipOffset + Ipv6Header.LENGTH;
+        final UdpHeader udp = this.udp.wrap(buffer, udpOffset);
+        if (ipLength > length - (ipOffset - index) ||
+            ipLength < Ipv6Header.LENGTH + UdpHeader.LENGTH + MIN_ROCE_PAYLOAD ||
+            udp.datagramLength() != ip.payloadLength())
+        {
+            return BAD_LENGTH;
+        }
+        final boolean asKernelSends = sourceHigh == ip.sourceHigh() && sourceLow == ip.sourceLow() &&
+            sourcePort == udp.sourcePort();
+        if (!asKernelSends)
+        {
+            // As over IPv4: only the difference is applied, so an ICRC error made on purpose reaches the wire.
+            final int icrcOffset = ipOffset + ipLength - Icrc.LENGTH;
+            final int delta = IcrcDelta.deltaIpv6(ip.sourceHigh() ^ sourceHigh, ip.sourceLow() ^ sourceLow,
+                udp.sourcePort() ^ sourcePort, ipLength);
+            ip.source(sourceHigh, sourceLow);
+            udp.sourcePort(sourcePort);
+            Icrc.write(buffer, icrcOffset, Icrc.read(buffer, icrcOffset) ^ delta);
+        }
+        icrcRecomputed = !asKernelSends;
+        payloadOffset = udpOffset + UdpHeader.LENGTH;
+        payloadLength = ipLength - Ipv6Header.LENGTH - UdpHeader.LENGTH;
+        destinationHigh = ip.destinationHigh();
+        destinationLow = ip.destinationLow();
+        destinationPort = udp.destinationPort();
+        return OK;
+    }
+
+    /**
+     * @return high 64 bits of the IPv6 destination of the last prepared frame.
+     */
+    long destinationHigh()
+    {
+        return destinationHigh;
+    }
+
+    /**
+     * @return low 64 bits of the IPv6 destination of the last prepared frame.
+     */
+    long destinationLow()
+    {
+        return destinationLow;
     }
 
     /**
@@ -216,13 +299,50 @@ final class KernelHeaders
             .totalLength(Ipv4Header.LENGTH + UdpHeader.LENGTH + payloadLength)
             .identification(0)
             .flagsAndFragmentOffset(Ipv4Header.FLAG_DONT_FRAGMENT)
-            .ttl(SYNTHETIC_TTL)
+            .ttl(RoceFrameBuilder.DEFAULT_TTL)
             .protocol(Ipv4Header.PROTOCOL_UDP)
             .checksum(0)
             .source(sourceIpv4)
             .destination(destinationIpv4)
             .updateChecksum();
         udp.wrap(buffer, ipOffset + Ipv4Header.LENGTH)
+            .sourcePort(sourcePort)
+            .destinationPort(UdpHeader.ROCE_V2_PORT)
+            .datagramLength(UdpHeader.LENGTH + payloadLength)
+            .checksum(0);
+    }
+
+    /**
+     * Write the synthetic Ethernet + IPv6 + UDP header of a datagram received over IPv6.
+     *
+     * @param buffer          to write into.
+     * @param index           of the Ethernet header; the payload follows at
+     *                        {@code index + INCOMING_IPV6_HEADER_LENGTH}.
+     * @param sourceHigh      the datagram's sender, high 64 bits.
+     * @param sourceLow       the datagram's sender, low 64 bits.
+     * @param sourcePort      the datagram's sender port.
+     * @param payloadLength   UDP payload length.
+     */
+    void writeIncomingIpv6Headers(
+        final MutableDirectBuffer buffer,
+        final int index,
+        final long sourceHigh,
+        final long sourceLow,
+        final int sourcePort,
+        final int payloadLength)
+    {
+        // Ethernet: neither MAC is known on this path (the kernel owns layer 2); both are left zero.
+        buffer.setMemory(index, 2 * 6, (byte)0);
+        buffer.putShort(index + EthernetHeader.TYPE_OFFSET, (short)EthernetHeader.ETHERTYPE_IPV6, BIG_ENDIAN);
+        final int ipOffset = index + EthernetHeader.LENGTH;
+        ipv6.wrap(buffer, ipOffset)
+            .versionClassFlow(0, 0)
+            .payloadLength(UdpHeader.LENGTH + payloadLength)
+            .nextHeader(Ipv6Header.NEXT_HEADER_UDP)
+            .hopLimit(RoceFrameBuilder.DEFAULT_TTL)
+            .source(sourceHigh, sourceLow)
+            .destination(this.sourceHigh, this.sourceLow);
+        udp.wrap(buffer, ipOffset + Ipv6Header.LENGTH)
             .sourcePort(sourcePort)
             .destinationPort(UdpHeader.ROCE_V2_PORT)
             .datagramLength(UdpHeader.LENGTH + payloadLength)

@@ -20,6 +20,9 @@ import com.sun.jna.Platform;
  * struct iovec    { void *iov_base; size_t iov_len; }             // 16 bytes
  * struct sockaddr_in { sa_family_t family; in_port_t port;         // host order, network order
  *                      struct in_addr addr; char zero[8]; }        // network order; 16 bytes
+ * struct sockaddr_in6 { sa_family_t family; in_port_t port;        // host order, network order
+ *                       uint32_t flowinfo; struct in6_addr addr;   // network order
+ *                       uint32_t scope_id; }                       // 28 bytes
  * </pre>
  */
 final class LinuxMmsg
@@ -30,6 +33,14 @@ final class LinuxMmsg
     static final int IOVEC_LENGTH = 16;
     /** sizeof(struct sockaddr_in). */
     static final int SOCKADDR_IN_LENGTH = 16;
+    /** sizeof(struct sockaddr_in6). */
+    static final int SOCKADDR_IN6_LENGTH = 28;
+    /** sockaddr_in6.sin6_addr (network order). */
+    static final int SIN6_ADDR_OFFSET = 8;
+    /** AF_INET (bits/socket.h). */
+    static final short AF_INET = 2;
+    /** AF_INET6 (bits/socket.h). */
+    static final short AF_INET6 = 10;
     /** msghdr.msg_name. */
     static final int MSG_NAME_OFFSET = 0;
     /** msghdr.msg_namelen. */

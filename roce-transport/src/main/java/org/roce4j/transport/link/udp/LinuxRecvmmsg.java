@@ -17,7 +17,7 @@ import static org.roce4j.transport.link.udp.LinuxMmsg.*;
  *
  * <p>Layouts in {@link LinuxMmsg} (LP64 Linux): {@code struct mmsghdr} is a 56-byte {@code msghdr}
  * followed by {@code unsigned int msg_len}, padded to 64; the sender's address comes back in a
- * {@code sockaddr_in} per slot and truncation as MSG_TRUNC in {@code msg_flags}.
+ * {@code sockaddr_in} (or {@code sockaddr_in6}) per slot and truncation as MSG_TRUNC in {@code msg_flags}.
  *
  * <p>Not thread safe: one vector per receiving thread.
  */
@@ -39,11 +39,13 @@ final class LinuxRecvmmsg
     private final long base;
     private final int iovecOffset;
     private final int sockaddrOffset;
+    private final int sockaddrLength;
 
     /**
      * @param capacity most datagrams per call, at most {@link LinuxSendmmsg#MAX_VLEN}.
+     * @param ipv6     true for a socket of AF_INET6 (senders come back as sockaddr_in6).
      */
-    LinuxRecvmmsg(final int capacity)
+    LinuxRecvmmsg(final int capacity, final boolean ipv6)
     {
         if (null != UNAVAILABILITY_CAUSE)
         {
@@ -55,16 +57,17 @@ final class LinuxRecvmmsg
             throw new IllegalArgumentException("capacity must be 1.." + LinuxSendmmsg.MAX_VLEN + ", got " + capacity);
         }
         this.capacity = capacity;
+        sockaddrLength = ipv6 ? SOCKADDR_IN6_LENGTH : SOCKADDR_IN_LENGTH;
         iovecOffset = capacity * MMSGHDR_LENGTH;
         sockaddrOffset = iovecOffset + capacity * IOVEC_LENGTH;
-        memory = new UnsafeBuffer(ByteBuffer.allocateDirect(sockaddrOffset + capacity * SOCKADDR_IN_LENGTH));
+        memory = new UnsafeBuffer(ByteBuffer.allocateDirect(sockaddrOffset + capacity * sockaddrLength));
         base = memory.addressOffset();
         final ByteOrder host = ByteOrder.nativeOrder();
         for (int i = 0; i < capacity; i++)
         {
             final int header = i * MMSGHDR_LENGTH;
-            memory.putLong(header + MSG_NAME_OFFSET, base + sockaddrOffset + (long)i * SOCKADDR_IN_LENGTH, host);
-            memory.putInt(header + MSG_NAMELEN_OFFSET, SOCKADDR_IN_LENGTH, host);
+            memory.putLong(header + MSG_NAME_OFFSET, base + sockaddrOffset + (long)i * sockaddrLength, host);
+            memory.putInt(header + MSG_NAMELEN_OFFSET, sockaddrLength, host);
             memory.putLong(header + MSG_IOV_OFFSET, base + iovecOffset + (long)i * IOVEC_LENGTH, host);
             memory.putLong(header + MSG_IOVLEN_OFFSET, 1L, host);
         }
@@ -113,8 +116,8 @@ final class LinuxRecvmmsg
         final ByteOrder host = ByteOrder.nativeOrder();
         for (int i = 0; i < n; i++)
         {
-            // The kernel writes back the address length; a sockaddr_in always fits, but the field is in/out.
-            memory.putInt(i * MMSGHDR_LENGTH + MSG_NAMELEN_OFFSET, SOCKADDR_IN_LENGTH, host);
+            // The kernel writes back the address length; the sockaddr always fits, but the field is in/out.
+            memory.putInt(i * MMSGHDR_LENGTH + MSG_NAMELEN_OFFSET, sockaddrLength, host);
         }
         final int received = recvmmsg(fd, base, n, LinuxSendmmsg.MSG_DONTWAIT, 0L);
         if (received >= 0)
@@ -149,7 +152,25 @@ final class LinuxRecvmmsg
      */
     int sourceIpv4(final int slot)
     {
-        return memory.getInt(sockaddrOffset + slot * SOCKADDR_IN_LENGTH + SIN_ADDR_OFFSET, BIG_ENDIAN);
+        return memory.getInt(sockaddrOffset + slot * sockaddrLength + SIN_ADDR_OFFSET, BIG_ENDIAN);
+    }
+
+    /**
+     * @param slot a slot filled by the last {@link #receive} (AF_INET6 vector).
+     * @return high 64 bits of the sender's IPv6 address.
+     */
+    long sourceIpv6High(final int slot)
+    {
+        return memory.getLong(sockaddrOffset + slot * sockaddrLength + SIN6_ADDR_OFFSET, BIG_ENDIAN);
+    }
+
+    /**
+     * @param slot a slot filled by the last {@link #receive} (AF_INET6 vector).
+     * @return low 64 bits of the sender's IPv6 address.
+     */
+    long sourceIpv6Low(final int slot)
+    {
+        return memory.getLong(sockaddrOffset + slot * sockaddrLength + SIN6_ADDR_OFFSET + 8, BIG_ENDIAN);
     }
 
     /**
@@ -158,7 +179,7 @@ final class LinuxRecvmmsg
      */
     int sourcePort(final int slot)
     {
-        return memory.getShort(sockaddrOffset + slot * SOCKADDR_IN_LENGTH + SIN_PORT_OFFSET, BIG_ENDIAN) & 0xFFFF;
+        return memory.getShort(sockaddrOffset + slot * sockaddrLength + SIN_PORT_OFFSET, BIG_ENDIAN) & 0xFFFF;
     }
 
     private static native int recvmmsg(int fd, long msgvec, int vlen, int flags, long timeout);

@@ -35,9 +35,6 @@ final class LinuxSendmmsg
     /** Largest vlen the kernel accepts (UIO_MAXIOV). */
     static final int MAX_VLEN = 1024;
 
-    /** AF_INET (bits/socket.h). */
-    private static final short AF_INET = 2;
-
     private static final Throwable UNAVAILABILITY_CAUSE;
 
     static
@@ -52,11 +49,13 @@ final class LinuxSendmmsg
     private final long sockaddrBase;
     private final int iovecOffset;
     private final int sockaddrOffset;
+    private final int sockaddrLength;
 
     /**
      * @param capacity most datagrams per batch, at most {@link #MAX_VLEN}.
+     * @param ipv6     true for a socket of AF_INET6 (sockaddr_in6 destinations).
      */
-    LinuxSendmmsg(final int capacity)
+    LinuxSendmmsg(final int capacity, final boolean ipv6)
     {
         if (null != UNAVAILABILITY_CAUSE)
         {
@@ -68,9 +67,10 @@ final class LinuxSendmmsg
             throw new IllegalArgumentException("batch capacity must be 1.." + MAX_VLEN + ", got " + capacity);
         }
         this.capacity = capacity;
+        sockaddrLength = ipv6 ? SOCKADDR_IN6_LENGTH : SOCKADDR_IN_LENGTH;
         iovecOffset = capacity * MMSGHDR_LENGTH;
         sockaddrOffset = iovecOffset + capacity * IOVEC_LENGTH;
-        final ByteBuffer direct = ByteBuffer.allocateDirect(sockaddrOffset + capacity * SOCKADDR_IN_LENGTH);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(sockaddrOffset + capacity * sockaddrLength);
         memory = new UnsafeBuffer(direct);
         base = memory.addressOffset();
         iovecBase = base + iovecOffset;
@@ -79,11 +79,11 @@ final class LinuxSendmmsg
         for (int i = 0; i < capacity; i++)
         {
             final int header = i * MMSGHDR_LENGTH;
-            memory.putLong(header + MSG_NAME_OFFSET, sockaddrBase + (long)i * SOCKADDR_IN_LENGTH, host);
-            memory.putInt(header + MSG_NAMELEN_OFFSET, SOCKADDR_IN_LENGTH, host);
+            memory.putLong(header + MSG_NAME_OFFSET, sockaddrBase + (long)i * sockaddrLength, host);
+            memory.putInt(header + MSG_NAMELEN_OFFSET, sockaddrLength, host);
             memory.putLong(header + MSG_IOV_OFFSET, iovecBase + (long)i * IOVEC_LENGTH, host);
             memory.putLong(header + MSG_IOVLEN_OFFSET, 1L, host);
-            memory.putShort(sockaddrOffset + i * SOCKADDR_IN_LENGTH, AF_INET, host);
+            memory.putShort(sockaddrOffset + i * sockaddrLength, ipv6 ? AF_INET6 : AF_INET, host);
         }
     }
 
@@ -121,6 +121,29 @@ final class LinuxSendmmsg
         final int sockaddr = sockaddrOffset + slot * SOCKADDR_IN_LENGTH;
         memory.putShort(sockaddr + SIN_PORT_OFFSET, (short)port, BIG_ENDIAN);
         memory.putInt(sockaddr + SIN_ADDR_OFFSET, ipv4, BIG_ENDIAN);
+    }
+
+    /**
+     * Describe one datagram of the batch to an IPv6 destination (an AF_INET6 batch).
+     *
+     * @param slot           0 .. capacity - 1.
+     * @param payloadAddress native address of the UDP payload.
+     * @param payloadLength  its length.
+     * @param high           destination address, high 64 bits.
+     * @param low            destination address, low 64 bits.
+     * @param port           destination port.
+     */
+    void setIpv6(final int slot, final long payloadAddress, final int payloadLength, final long high, final long low,
+        final int port)
+    {
+        final ByteOrder host = ByteOrder.nativeOrder();
+        final int iovec = iovecOffset + slot * IOVEC_LENGTH;
+        memory.putLong(iovec + IOV_BASE_OFFSET, payloadAddress, host);
+        memory.putLong(iovec + IOV_LEN_OFFSET, payloadLength, host);
+        final int sockaddr = sockaddrOffset + slot * SOCKADDR_IN6_LENGTH;
+        memory.putShort(sockaddr + SIN_PORT_OFFSET, (short)port, BIG_ENDIAN);
+        memory.putLong(sockaddr + SIN6_ADDR_OFFSET, high, BIG_ENDIAN);
+        memory.putLong(sockaddr + SIN6_ADDR_OFFSET + 8, low, BIG_ENDIAN);
     }
 
     /**

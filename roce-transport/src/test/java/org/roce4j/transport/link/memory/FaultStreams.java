@@ -1,6 +1,7 @@
 package org.roce4j.transport.link.memory;
 
 import java.util.SplittableRandom;
+import org.roce4j.transport.link.fault.FaultInjector;
 
 /**
  * An independent re-derivation of the random streams {@link FaultInjector} documents, so tests can predict exactly

@@ -6,7 +6,7 @@ import java.util.Map;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkConformanceSuite;
-import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -18,21 +18,37 @@ class MemoryConformanceTest extends LinkConformanceSuite
 {
     /** IP MTU of both ports: jumbo, as the veth and loopback media of the other subclasses. */
     private static final int MTU = 9000;
-    private static final LinkAddress FIRST = new LinkAddress(EthernetHeader.parseMac("02:00:00:4d:00:01"),
+    private static final LinkAddress FIRST = new LinkAddress(Mac.parse("02:00:00:4d:00:01"),
         Ipv4Header.parseAddress("10.78.0.1"));
-    private static final LinkAddress SECOND = new LinkAddress(EthernetHeader.parseMac("02:00:00:4d:00:02"),
+    private static final LinkAddress SECOND = new LinkAddress(Mac.parse("02:00:00:4d:00:02"),
         Ipv4Header.parseAddress("10.78.0.2"));
 
     private final MemoryFabric fabric = new MemoryFabric();
 
+    /**
+     * @return the first port's address.
+     */
+    LinkAddress first()
+    {
+        return FIRST;
+    }
+
+    /**
+     * @return the second port's address.
+     */
+    LinkAddress second()
+    {
+        return SECOND;
+    }
+
     protected Link openFirst()
     {
-        return fabric.attach(FIRST, MTU);
+        return fabric.attach(first(), MTU);
     }
 
     protected Link openSecond()
     {
-        return fabric.attach(SECOND, MTU);
+        return fabric.attach(second(), MTU);
     }
 
     protected boolean mediumMayDropUnderBurst()
@@ -47,21 +63,21 @@ class MemoryConformanceTest extends LinkConformanceSuite
         final LinkAddress otherIpSameMac = new LinkAddress(SECOND.mac(), Ipv4Header.parseAddress("10.78.0.3"));
         return List.of(
             new BadConfiguration(Misconfiguration.PORT_IN_USE, "IPv4 address of an open port",
-                () -> fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:4d:00:09"), SECOND.ipv4()), MTU),
+                () -> fabric.attach(new LinkAddress(Mac.parse("02:00:00:4d:00:09"), SECOND.ipv4()), MTU),
                 IllegalStateException.class, "overlaps the open port memory:10.78.0.2"),
             new BadConfiguration(Misconfiguration.PORT_IN_USE, "MAC of an open port",
                 () -> fabric.attach(otherIpSameMac, MTU), IllegalStateException.class,
                 "overlaps the open port memory:10.78.0.2"),
             new BadConfiguration(Misconfiguration.OTHER, "MTU below the IPv4 minimum",
-                () -> fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:4d:00:0a"),
+                () -> fabric.attach(new LinkAddress(Mac.parse("02:00:00:4d:00:0a"),
                     Ipv4Header.parseAddress("10.78.0.10")), 67), IllegalArgumentException.class,
                 "mtu 67 is outside 68..65535"),
             new BadConfiguration(Misconfiguration.OTHER, "multicast MAC",
-                () -> fabric.attach(new LinkAddress(EthernetHeader.parseMac("01:00:5e:00:00:01"),
+                () -> fabric.attach(new LinkAddress(Mac.parse("01:00:5e:00:00:01"),
                     Ipv4Header.parseAddress("10.78.0.11")), MTU), IllegalArgumentException.class,
                 "a port needs a unicast MAC (group bit clear)"),
             new BadConfiguration(Misconfiguration.OTHER, "ring too small for the MTU",
-                () -> fabric.attach(new LinkAddress(EthernetHeader.parseMac("02:00:00:4d:00:0c"),
+                () -> fabric.attach(new LinkAddress(Mac.parse("02:00:00:4d:00:0c"),
                     Ipv4Header.parseAddress("10.78.0.12")), MTU, 64 * 1024), IllegalArgumentException.class,
                 "ring capacity 65536 cannot carry frames of 9018 bytes"));
     }

@@ -15,6 +15,8 @@ import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -254,7 +256,7 @@ class MemoryFabricTest
         // A link-local address whose interface identifier is not EUI-64 (no ff:fe in the middle).
         final int index2 = a.tryClaim(a.maxFrameLength());
         final int length2 = new RoceFrameBuilder().wrap(a.sendBuffer(), index2).ethernet(0, A.mac())
-            .ipv6(LinkAddress.LINK_LOCAL_HIGH, A.linkLocalLow(), LinkAddress.LINK_LOCAL_HIGH, 0x1234)
+            .ipv6(Gid.LINK_LOCAL_HIGH, A.linkLocalLow(), Gid.LINK_LOCAL_HIGH, 0x1234)
             .udp(TestFrames.SOURCE_PORT).bth(Opcode.RC_SEND_ONLY, QPN, 3).finish();
         a.commit(index2, length2);
 
@@ -314,7 +316,7 @@ class MemoryFabricTest
         final MemoryLink a = fabric.attach(A, 1500);
         final MemoryLink b = fabric.attach(B, 1500);
         final UnsafeBuffer arp = new UnsafeBuffer(new byte[60]);
-        new EthernetHeader().wrap(arp, 0).destination(EthernetHeader.BROADCAST).source(A.mac())
+        new EthernetHeader().wrap(arp, 0).destination(Mac.BROADCAST).source(A.mac())
             .etherType(EthernetHeader.ETHERTYPE_ARP);
         assertTrue(a.send(arp, 0, 42));
         assertTrue(a.send(arp, 0, 10));

@@ -1,10 +1,13 @@
 package org.roce4j.transport.link.memory;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkSpecs;
 import org.roce4j.transport.provider.EngineConfig;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -24,12 +27,17 @@ class MemoryLinkConfigTest
     {
         final MemoryLinkConfig plain = MemoryLinkConfig.parse("memory:10.0.0.1");
         assertEquals(Ipv4Header.parseAddress("10.0.0.1"), plain.address().ipv4());
-        assertEquals(EthernetHeader.parseMac("02:00:0a:00:00:01"), plain.address().mac());
+        assertEquals(Mac.parse("02:00:0a:00:00:01"), plain.address().mac());
         assertEquals(MemoryLinkConfig.DEFAULT_MTU, plain.mtu());
 
         final MemoryLinkConfig full = MemoryLinkConfig.parse(" MEMORY:10.0.0.2, mac=02:aa:bb:cc:dd:ee , mtu=9000");
         assertEquals(LinkAddress.of("02:aa:bb:cc:dd:ee", "10.0.0.2"), full.address());
         assertEquals(9000, full.mtu());
+
+        final MemoryLinkConfig dual = MemoryLinkConfig.parse("memory:fd00:78::1,ip=10.0.0.3");
+        assertEquals(List.of(Gid.parse("fd00:78::1"), Gid.parse("10.0.0.3")), dual.address().ips());
+        assertEquals(Mac.parse("02:00:0a:00:00:03"), dual.address().mac(), "the MAC comes from the IPv4 address");
+        assertEquals(Ipv4Header.parseAddress("10.0.0.3"), dual.address().ipv4());
     }
 
     @Test
@@ -37,13 +45,15 @@ class MemoryLinkConfigTest
     {
         for (final String[] bad : new String[][] {
             {"memory:", "no address"},
-            {"memory:10.0.0", "not an IPv4 address"},
-            {"memory:10.0.0.1,mtu=9", "mtu 9 is outside 68..65535"},
-            {"memory:10.0.0.1,mtu=big", "mtu 'big' is not a number"},
+            {"memory:10.0.0", "'10.0.0' is not an IPv4 or IPv6 address"},
+            {"memory:10.0.0.1,mtu=9", "mtu 9 is out of range 68..65535"},
+            {"memory:10.0.0.1,mtu=big", "option mtu='big' is not a number"},
             {"memory:10.0.0.1,mac=zz", "not a MAC address"},
-            {"memory:10.0.0.1,speed=10", "unknown option 'speed' (valid: mac, mtu)"},
-            {"memory:10.0.0.1,mtu", "option 'mtu' is not key=value"},
-            {"udp:10.0.0.1", "not a memory port spec"}})
+            {"memory:10.0.0.1,speed=10", "unknown option 'speed' (valid: ip, mac, mtu)"},
+            {"memory:10.0.0.1,mtu", "option 'mtu' is not KEY=VALUE"},
+            {"memory:10.0.0.1,ip=10.0.0.1", "address ::ffff:10.0.0.1 given twice"},
+            {"memory:10.0.0.1,mac=01:00:5e:00:00:01", "is a multicast address"},
+            {"udp:10.0.0.1", "not a memory link spec"}})
         {
             final String message = assertThrows(IllegalArgumentException.class,
                 () -> MemoryLinkConfig.parse(bad[0])).getMessage();

@@ -10,6 +10,7 @@ import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.TestFrames;
+import org.roce4j.transport.link.fault.FaultRule;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;

@@ -11,6 +11,7 @@ import org.roce4j.transport.link.LinkConformanceSuite;
 import org.roce4j.transport.link.NetworkNamespace;
 import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.LinkTestFrames;
+import org.roce4j.transport.link.ethernet.NeighbourState;
 
 /**
  * Link conformance over raw Ethernet: two pcap links on the two ends of a veth pair (MTU 9000) inside a network
@@ -61,26 +62,43 @@ class PcapConformanceTest extends LinkConformanceSuite
         }
     }
 
+    /**
+     * @return the first link's own address.
+     */
+    String firstIp()
+    {
+        return FIRST_IP;
+    }
+
+    /**
+     * @return the second link's own address.
+     */
+    String secondIp()
+    {
+        return SECOND_IP;
+    }
+
     protected Link openFirst()
     {
         requireEnvironment();
-        return namespace.call(() -> PcapLink.open("pcap:" + FIRST_END + ",ip=" + FIRST_IP));
+        return namespace.call(() -> PcapLink.open("pcap:" + FIRST_END + ",ip=" + firstIp()));
     }
 
     protected Link openSecond()
     {
-        return namespace.call(() -> PcapLink.open("pcap:" + SECOND_END + ",ip=" + SECOND_IP));
+        return namespace.call(() -> PcapLink.open("pcap:" + SECOND_END + ",ip=" + secondIp()));
     }
 
     protected void prepare(final Link first, final Link second)
     {
         final PcapLink a = (PcapLink)first;
         final PcapLink b = (PcapLink)second;
-        a.resolve(b.address().ipv4());
-        b.resolve(a.address().ipv4());
+        a.resolve(ip(b).high(), ip(b).low());
+        b.resolve(ip(a).high(), ip(a).low());
         LinkTestFrames.pollUntil(a, new LinkTestFrames.Collector(1, true), b,
-            () -> NeighbourState.REACHABLE == a.neighbourState(b.address().ipv4()) &&
-            NeighbourState.REACHABLE == b.neighbourState(a.address().ipv4()), "ARP resolution both ways");
+            () -> NeighbourState.REACHABLE == a.neighbourState(ip(b)) &&
+            NeighbourState.REACHABLE == b.neighbourState(ip(a)),
+            (ipv6() ? "Neighbor Discovery" : "ARP") + " resolution both ways");
     }
 
     protected boolean mediumMayDropUnderBurst()
@@ -106,7 +124,7 @@ class PcapConformanceTest extends LinkConformanceSuite
                 "is a multicast address"),
             new BadConfiguration(Misconfiguration.OTHER, "unknown option",
                 () -> PcapLink.open("pcap:" + FIRST_END + ",vlan=3"), IllegalArgumentException.class,
-                "unknown option 'vlan' (valid: ip, mac)"));
+                "unknown option 'vlan' (valid: ip, mac, arp-retries, arp-interval-ms, arp-queue, neighbours)"));
     }
 
     protected Map<Misconfiguration, String> inapplicableMisconfigurations()

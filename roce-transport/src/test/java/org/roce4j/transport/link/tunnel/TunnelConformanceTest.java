@@ -9,6 +9,7 @@ import java.util.Map;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkConformanceSuite;
 import org.roce4j.transport.link.LinkTestFrames;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -32,6 +33,22 @@ class TunnelConformanceTest extends LinkConformanceSuite
         return "127." + (64 + pid % 128) + "." + (200 + (pid / 128) % 4) + "." + host;
     }
 
+    /**
+     * @return the first link's own address.
+     */
+    String firstIp()
+    {
+        return FIRST_IP;
+    }
+
+    /**
+     * @return the second link's own address.
+     */
+    String secondIp()
+    {
+        return SECOND_IP;
+    }
+
     private static String spec(final int host, final int peer, final String ip)
     {
         return "tunnel:" + socketAddress(host) + ":" + PORT + ":" + socketAddress(peer) + ":" + PORT + ",ip=" + ip +
@@ -52,23 +69,23 @@ class TunnelConformanceTest extends LinkConformanceSuite
 
     protected Link openFirst()
     {
-        return open(spec(1, 2, FIRST_IP));
+        return open(spec(1, 2, firstIp()));
     }
 
     protected Link openSecond()
     {
-        return open(spec(2, 1, SECOND_IP));
+        return open(spec(2, 1, secondIp()));
     }
 
     protected void prepare(final Link first, final Link second)
     {
         final TunnelLink a = (TunnelLink)first;
         final TunnelLink b = (TunnelLink)second;
-        a.resolve(b.address().ipv4());
-        b.resolve(a.address().ipv4());
+        a.resolve(ip(b).high(), ip(b).low());
+        b.resolve(ip(a).high(), ip(a).low());
         LinkTestFrames.pollUntil(a, new LinkTestFrames.Collector(1, true), b,
-            () -> TunnelLinkConfig.NO_MAC != a.resolvedMac(b.address().ipv4()) &&
-            TunnelLinkConfig.NO_MAC != b.resolvedMac(a.address().ipv4()), "ARP resolution both ways");
+            () -> Mac.NONE != a.resolvedMac(ip(b)) && Mac.NONE != b.resolvedMac(ip(a)),
+            (ipv6() ? "Neighbor Discovery" : "ARP") + " resolution both ways");
     }
 
     protected boolean mediumMayDropUnderBurst()
@@ -91,7 +108,7 @@ class TunnelConformanceTest extends LinkConformanceSuite
                 "unknown option 'colour'"),
             new BadConfiguration(Misconfiguration.OTHER, "no address of its own",
                 () -> TunnelLink.open("tunnel:" + socketAddress(3) + ":" + PORT + ":" + socketAddress(1) + ":" +
-                    PORT), IllegalArgumentException.class, "missing option ip=a.b.c.d"),
+                    PORT), IllegalArgumentException.class, "missing option ip=IP"),
             new BadConfiguration(Misconfiguration.OTHER, "MTU beyond jumbo frames",
                 () -> TunnelLink.open(spec(3, 1, "10.78.1.9").replace("mtu=" + MTU, "mtu=9217")),
                 IllegalArgumentException.class, "mtu 9217 is out of range 576..9216"),

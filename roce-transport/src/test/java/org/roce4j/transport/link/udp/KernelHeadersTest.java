@@ -7,6 +7,7 @@ import org.roce4j.wire.Icrc;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.UdpHeader;
@@ -25,7 +26,7 @@ class KernelHeadersTest
 
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[9000]);
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
-    private final KernelHeaders headers = new KernelHeaders(BOUND_IP, UdpHeader.ROCE_V2_PORT);
+    private final KernelHeaders headers = new KernelHeaders(Gid.ofIpv4(BOUND_IP), UdpHeader.ROCE_V2_PORT);
 
     private int buildFrame(final int sourceIp, final int sourcePort, final int identification)
     {
@@ -136,7 +137,7 @@ class KernelHeadersTest
         final int length = buildFrame(BOUND_IP, 0xC000, 0);
         buffer.putShort(OFFSET + EthernetHeader.TYPE_OFFSET, (short)EthernetHeader.ETHERTYPE_IPV6,
             BIG_ENDIAN);
-        assertEquals(KernelHeaders.NOT_IPV4, headers.prepareOutgoing(buffer, OFFSET, length));
+        assertEquals(KernelHeaders.WRONG_FAMILY, headers.prepareOutgoing(buffer, OFFSET, length));
 
         buildFrame(BOUND_IP, 0xC000, 0);
         buffer.putByte(ipOffset(), (byte)0x46);

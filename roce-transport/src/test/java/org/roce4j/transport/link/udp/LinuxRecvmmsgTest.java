@@ -40,7 +40,7 @@ class LinuxRecvmmsgTest
             final int fd = receiver.fd().intValue();
 
             final UnsafeBuffer arena = new UnsafeBuffer(ByteBuffer.allocateDirect(4 * SLOT));
-            final LinuxRecvmmsg slots = new LinuxRecvmmsg(4);
+            final LinuxRecvmmsg slots = new LinuxRecvmmsg(4, false);
             for (int i = 0; i < 4; i++)
             {
                 slots.slot(i, arena.addressOffset() + (long)i * SLOT, SLOT);

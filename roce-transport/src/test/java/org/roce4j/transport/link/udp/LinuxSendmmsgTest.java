@@ -25,7 +25,7 @@ class LinuxSendmmsgTest
     void reportsTheErrnoOfAFailedCall()
     {
         assertNull(LinuxSendmmsg.unavailabilityCause(), "sendmmsg through libc on this Linux machine");
-        final LinuxSendmmsg batch = new LinuxSendmmsg(4);
+        final LinuxSendmmsg batch = new LinuxSendmmsg(4, false);
         final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
         batch.set(0, payload.addressOffset(), 16, Ipv4Header.parseAddress("127.0.0.1"), 9);
         assertEquals(-EBADF, batch.send(-1, 0, 1), "sendmmsg on fd -1");
@@ -45,7 +45,7 @@ class LinuxSendmmsgTest
             final int fd = sender.fd().intValue();
 
             final UnsafeBuffer arena = new UnsafeBuffer(ByteBuffer.allocateDirect(4096));
-            final LinuxSendmmsg batch = new LinuxSendmmsg(3);
+            final LinuxSendmmsg batch = new LinuxSendmmsg(3, false);
             for (int i = 0; i < 3; i++)
             {
                 for (int j = 0; j <= i * 10; j++)
@@ -78,7 +78,7 @@ class LinuxSendmmsgTest
     @Test
     void refusesABadBatchCapacity()
     {
-        assertThrows(IllegalArgumentException.class, () -> new LinuxSendmmsg(0));
-        assertThrows(IllegalArgumentException.class, () -> new LinuxSendmmsg(LinuxSendmmsg.MAX_VLEN + 1));
+        assertThrows(IllegalArgumentException.class, () -> new LinuxSendmmsg(0, false));
+        assertThrows(IllegalArgumentException.class, () -> new LinuxSendmmsg(LinuxSendmmsg.MAX_VLEN + 1, false));
     }
 }

@@ -17,6 +17,7 @@ import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -116,7 +117,7 @@ class UdpAcrossNamespacesTest
             for (int i = 0; i < FRAMES; i++)
             {
                 assertEquals(i, collector.sequence(i), "echo order");
-                assertEquals(echoIp, collector.sourceIp(i), "echo source");
+                assertEquals(Gid.ofIpv4(echoIp), collector.sourceIp(i), "echo source");
                 assertEquals(0x40 + i, collector.destQp(i), "destination QP kept");
             }
             assertEquals(0, collector.badPayload(), "payloads intact");

@@ -67,7 +67,7 @@ abstract class UdpConformanceBase extends LinkConformanceSuite
             () -> UdpLink.open("udp:" + address(3) + ",colour=blue"), IllegalArgumentException.class,
             "unknown option 'colour' (valid: port, transport, send, recv, icrc)"));
         cases.add(new BadConfiguration(Misconfiguration.OTHER, "not an address",
-            () -> UdpLink.open("udp:127.0.0.300"), IllegalArgumentException.class, "not an IPv4 address"));
+            () -> UdpLink.open("udp:127.0.0.300"), IllegalArgumentException.class, "is not an IPv4 or IPv6 address"));
         return cases;
     }
 

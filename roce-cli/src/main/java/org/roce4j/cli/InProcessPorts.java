@@ -1,0 +1,31 @@
+package org.roce4j.cli;
+
+import java.util.List;
+
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
+
+/**
+ * The two ports of the in-process fabric that {@code pingpong}, {@code perf} and {@code rping} use with
+ * {@code --link memory}. Each has an IPv4 and a global IPv6 address, so its GID table reads as an rxe port's with
+ * both: 0 the link-local GID of its MAC, 1 {@code ::ffff:192.168.77.x}, 2 {@code fd00:77::x} ({@code -g 2} /
+ * {@code -x 2} run over IPv6).
+ */
+final class InProcessPorts
+{
+    /** The server's IPv4 address. */
+    static final String SERVER_IP = "192.168.77.1";
+    /** The client's IPv4 address. */
+    static final String CLIENT_IP = "192.168.77.2";
+    /** The server's port: MAC 02:00:00:00:00:01, 192.168.77.1 and fd00:77::1. */
+    static final LinkAddress SERVER = new LinkAddress(Mac.parse("02:00:00:00:00:01"),
+        List.of(Gid.parse(SERVER_IP), Gid.parse("fd00:77::1")));
+    /** The client's port: MAC 02:00:00:00:00:02, 192.168.77.2 and fd00:77::2. */
+    static final LinkAddress CLIENT = new LinkAddress(Mac.parse("02:00:00:00:00:02"),
+        List.of(Gid.parse(CLIENT_IP), Gid.parse("fd00:77::2")));
+
+    private InProcessPorts()
+    {
+    }
+}

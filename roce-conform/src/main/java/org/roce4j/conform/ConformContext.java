@@ -1,0 +1,370 @@
+package org.roce4j.conform;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.conform.dut.Dut;
+import org.roce4j.conform.dut.DutCompletion;
+import org.roce4j.conform.dut.DutQp;
+import org.roce4j.conform.dut.PeerQp;
+import org.roce4j.conform.dut.Testbed;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameBuilder;
+
+/**
+ * The state of one running scenario: the testbed, the conform link and its capture, the connection, the DUT's
+ * completions, and the peer's frame crafting (roce-wire's {@link RoceFrameBuilder}). Steps act through it.
+ *
+ * <p>Time only passes when a step lets it: {@link #expect} and {@link #expectNone} move the testbed's clock in small
+ * steps up to their deadline, running the DUT after each, so a timer in the DUT fires at the moment it is due.
+ */
+public final class ConformContext
+{
+    /** The conform peer's QP number. */
+    public static final int PEER_QPN = 0x77;
+    /** The first PSN the peer sends (what the DUT's responder expects first). */
+    public static final int PEER_PSN = 0x100;
+    /** UDP source port of crafted frames: any value is allowed (IBA A17.4.1 leaves it to the sender for entropy). */
+    private static final int UDP_SOURCE_PORT = 0xC0DE;
+    /** How many slices a wait is cut into: the resolution of measured times is the wait / this. */
+    private static final long WAIT_SLICES = 2000;
+    /** The smallest slice of time a wait advances, 1 us. */
+    private static final long MIN_SLICE_NS = 1_000;
+    /** Bound on DUT duty cycles without the clock moving: a DUT still busy after this many is stuck. */
+    private static final int MAX_QUIET_CYCLES = 100_000;
+
+    private final Testbed testbed;
+    private final ConformLink link;
+    private final Capture capture;
+    private final LinkAddress peerAddress;
+    private final RoceFrameBuilder builder = new RoceFrameBuilder();
+    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[16384]);
+    private final List<DutCompletion> completions = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private final Map<String, CapturedFrame> marks = new HashMap<>();
+    private DutQp qp;
+    private int cursor;
+
+    /**
+     * @param testbed the scenario's world.
+     * @param capture where the conform link records.
+     */
+    public ConformContext(final Testbed testbed, final Capture capture)
+    {
+        this.testbed = testbed;
+        this.capture = capture;
+        this.link = new ConformLink(testbed.peerLink(), testbed::nowNs, capture);
+        this.peerAddress = testbed.peerLink().address();
+    }
+
+    /**
+     * @return the device under test.
+     */
+    public Dut dut()
+    {
+        return testbed.dut();
+    }
+
+    /**
+     * @return the conform link (add fault rules to it).
+     */
+    public ConformLink link()
+    {
+        return link;
+    }
+
+    /**
+     * @return the capture so far.
+     */
+    public Capture capture()
+    {
+        return capture;
+    }
+
+    /**
+     * @return the DUT's end of the connection.
+     * @throws IllegalStateException before a connect step.
+     */
+    public DutQp qp()
+    {
+        if (null == qp)
+        {
+            throw new IllegalStateException("scenario has no connect step before this one");
+        }
+        return qp;
+    }
+
+    /**
+     * Connect the DUT to the peer.
+     *
+     * @param rc true for RC, false for UD.
+     * @return the DUT's end.
+     */
+    public DutQp connect(final boolean rc)
+    {
+        qp = dut().connect(rc, new PeerQp(peerAddress, PEER_QPN, PEER_PSN));
+        settle();
+        return qp;
+    }
+
+    /**
+     * Remember a frame under a name, for a later step (a checker that measures from it).
+     *
+     * @param name  the name.
+     * @param frame the frame.
+     * @return the frame.
+     */
+    public CapturedFrame mark(final String name, final CapturedFrame frame)
+    {
+        marks.put(name, frame);
+        return frame;
+    }
+
+    /**
+     * Remember the last frame the peer sent under a name.
+     *
+     * @param name the name.
+     */
+    public void markLastSent(final String name)
+    {
+        final List<CapturedFrame> frames = capture.frames();
+        for (int i = frames.size() - 1; i >= 0; i--)
+        {
+            if (Direction.TO_DUT == frames.get(i).direction())
+            {
+                marks.put(name, frames.get(i));
+                return;
+            }
+        }
+        throw new IllegalStateException("the peer has sent nothing to mark as " + name);
+    }
+
+    /**
+     * @param name a name given to {@link #mark} or {@link #markLastSent}.
+     * @return the frame.
+     * @throws IllegalStateException when no step marked it.
+     */
+    public CapturedFrame marked(final String name)
+    {
+        final CapturedFrame frame = marks.get(name);
+        if (null == frame)
+        {
+            throw new IllegalStateException("no frame was marked " + name);
+        }
+        return frame;
+    }
+
+    /**
+     * @return the runner's clock, nanoseconds.
+     */
+    public long nowNs()
+    {
+        return testbed.nowNs();
+    }
+
+    /**
+     * Record a remark for the report (what was measured, what was seen).
+     *
+     * @param note one line.
+     */
+    public void note(final String note)
+    {
+        notes.add(note);
+    }
+
+    /**
+     * @return the remarks so far.
+     */
+    public List<String> notes()
+    {
+        return List.copyOf(notes);
+    }
+
+    /**
+     * @return every completion the DUT reported so far.
+     */
+    public List<DutCompletion> completions()
+    {
+        settle();
+        return List.copyOf(completions);
+    }
+
+    /**
+     * Run the DUT and the link until neither has anything to do (the clock does not move).
+     */
+    public void settle()
+    {
+        int cycles = 0;
+        while (0 != testbed.dut().progress() + link.releaseDue() + link.poll((b, o, l) -> {}, 64))
+        {
+            if (++cycles > MAX_QUIET_CYCLES)
+            {
+                throw new ConformFailure("the DUT never went quiet: " + dut().describeCounters());
+            }
+        }
+        completions.addAll(testbed.dut().pollCompletions());
+    }
+
+    /**
+     * Let time pass, the DUT running all along.
+     *
+     * @param ns how long.
+     */
+    public void advance(final long ns)
+    {
+        final long deadline = nowNs() + ns;
+        final long slice = Math.max(MIN_SLICE_NS, ns / WAIT_SLICES);
+        settle();
+        while (nowNs() < deadline)
+        {
+            testbed.advanceNs(Math.min(slice, deadline - nowNs()));
+            settle();
+        }
+    }
+
+    /**
+     * Send a frame to the DUT through the link's rules and run the DUT.
+     *
+     * @param frame the whole Ethernet frame.
+     */
+    public void send(final byte[] frame)
+    {
+        link.sendFrame(frame);
+        settle();
+    }
+
+    /**
+     * Wait for the DUT to send a frame matching the filter; frames it sends before that are passed over (they stay
+     * in the capture for the checkers).
+     *
+     * @param filter   what to wait for.
+     * @param withinNs how long to wait at most.
+     * @return the frame.
+     * @throws ConformFailure when none came in time, listing what the DUT did send.
+     */
+    public CapturedFrame expect(final FrameFilter filter, final long withinNs)
+    {
+        final int from = cursor;
+        final long deadline = nowNs() + withinNs;
+        final long slice = Math.max(MIN_SLICE_NS, withinNs / WAIT_SLICES);
+        while (true)
+        {
+            settle();
+            final CapturedFrame match = nextFromDut(filter);
+            if (null != match)
+            {
+                return match;
+            }
+            if (nowNs() >= deadline)
+            {
+                throw new ConformFailure("expected " + filter.description() + " within " + micros(withinNs) +
+                    "; the DUT sent " + sentSince(from));
+            }
+            testbed.advanceNs(Math.min(slice, deadline - nowNs()));
+        }
+    }
+
+    /**
+     * Require that the DUT sends nothing matching the filter for a while.
+     *
+     * @param filter what must not come.
+     * @param forNs  how long to watch.
+     * @throws ConformFailure when it came.
+     */
+    public void expectNone(final FrameFilter filter, final long forNs)
+    {
+        final int from = cursor;
+        advance(forNs);
+        final CapturedFrame match = nextFromDut(filter);
+        if (null != match)
+        {
+            throw new ConformFailure("expected no " + filter.description() + " for " + micros(forNs) +
+                "; the DUT sent " + sentSince(from));
+        }
+        cursor = capture.size();
+    }
+
+    private CapturedFrame nextFromDut(final FrameFilter filter)
+    {
+        final List<CapturedFrame> frames = capture.frames();
+        for (int i = cursor; i < frames.size(); i++)
+        {
+            final CapturedFrame frame = frames.get(i);
+            if (Direction.FROM_DUT == frame.direction() && !"dropped".equals(frame.fault()) && filter.matches(frame))
+            {
+                cursor = i + 1;
+                return frame;
+            }
+        }
+        return null;
+    }
+
+    private String sentSince(final int from)
+    {
+        final List<String> labels = new ArrayList<>();
+        final List<CapturedFrame> frames = capture.frames();
+        for (int i = from; i < frames.size(); i++)
+        {
+            if (Direction.FROM_DUT == frames.get(i).direction())
+            {
+                labels.add(frames.get(i).label());
+            }
+        }
+        return labels.isEmpty() ? "nothing" : labels.toString();
+    }
+
+    /**
+     * @param ns nanoseconds.
+     * @return e.g. {@code 1000.0 us}.
+     */
+    static String micros(final long ns)
+    {
+        return ns / 1000.0 + " us";
+    }
+
+    // ---- crafting frames ---------------------------------------------------------------------------------------
+
+    /**
+     * Build a frame from the peer to the DUT's QP (IPv4, between the connection's addresses).
+     *
+     * @param opcode  opcode.
+     * @param psn     PSN.
+     * @param payload payload.
+     * @param headers sets BTH fields and extension headers.
+     * @return the frame, its ICRC computed.
+     */
+    public byte[] frame(final Opcode opcode, final int psn, final byte[] payload,
+        final Consumer<RoceFrameBuilder> headers)
+    {
+        return frameTo(qp().address().ipv4(), qp().qpn(), opcode, psn, payload, headers);
+    }
+
+    /**
+     * Build a frame from the peer to any destination IP and QP (the Ethernet destination stays the DUT's MAC).
+     *
+     * @param destinationIp IPv4 destination.
+     * @param destQp        BTH destination QP.
+     * @param opcode        opcode.
+     * @param psn           PSN.
+     * @param payload       payload.
+     * @param headers       sets BTH fields and extension headers.
+     * @return the frame, its ICRC computed.
+     */
+    public byte[] frameTo(final int destinationIp, final int destQp, final Opcode opcode, final int psn,
+        final byte[] payload, final Consumer<RoceFrameBuilder> headers)
+    {
+        builder.wrap(scratch, 0).ethernet(qp().address().mac(), peerAddress.mac())
+            .ipv4(peerAddress.ipv4(), destinationIp).udp(UDP_SOURCE_PORT).bth(opcode, destQp, psn);
+        headers.accept(builder);
+        builder.payload(new UnsafeBuffer(payload), 0, payload.length);
+        final int length = builder.finish();
+        final byte[] frame = new byte[length];
+        scratch.getBytes(0, frame);
+        return frame;
+    }
+}

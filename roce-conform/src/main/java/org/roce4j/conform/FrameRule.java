@@ -1,0 +1,157 @@
+package org.roce4j.conform;
+
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * A fault the {@link ConformLink} applies to the next frames that match a filter in one direction: drop, mutate,
+ * delay or duplicate them. A rule fires {@code count} times, then retires.
+ */
+public final class FrameRule
+{
+    /** What the rule does to a matching frame. */
+    public enum Action
+    {
+        /** The frame never arrives. */
+        DROP,
+        /** The frame arrives rewritten by the rule's mutation. */
+        MUTATE,
+        /** The frame arrives {@code delayNs} later (on the runner's clock). */
+        DELAY,
+        /** The frame arrives twice. */
+        DUPLICATE
+    }
+
+    private final Direction direction;
+    private final FrameFilter filter;
+    private final Action action;
+    private final long delayNs;
+    private final String mutationName;
+    private final UnaryOperator<byte[]> mutation;
+    private int remaining;
+
+    private FrameRule(final Direction direction, final FrameFilter filter, final Action action, final int count,
+        final long delayNs, final String mutationName, final UnaryOperator<byte[]> mutation)
+    {
+        this.direction = Objects.requireNonNull(direction, "direction");
+        this.filter = Objects.requireNonNull(filter, "filter");
+        this.action = action;
+        if (count < 1)
+        {
+            throw new IllegalArgumentException("a frame rule fires at least once, count=" + count);
+        }
+        this.remaining = count;
+        this.delayNs = delayNs;
+        this.mutationName = mutationName;
+        this.mutation = mutation;
+    }
+
+    /**
+     * @param direction which way.
+     * @param filter    which frames.
+     * @param count     how many.
+     * @return a rule dropping them.
+     */
+    public static FrameRule drop(final Direction direction, final FrameFilter filter, final int count)
+    {
+        return new FrameRule(direction, filter, Action.DROP, count, 0, null, null);
+    }
+
+    /**
+     * @param direction which way.
+     * @param filter    which frames.
+     * @param count     how many.
+     * @return a rule sending them twice.
+     */
+    public static FrameRule duplicate(final Direction direction, final FrameFilter filter, final int count)
+    {
+        return new FrameRule(direction, filter, Action.DUPLICATE, count, 0, null, null);
+    }
+
+    /**
+     * @param direction which way.
+     * @param filter    which frames.
+     * @param count     how many.
+     * @param delayNs   how late they arrive.
+     * @return a rule delaying them.
+     */
+    public static FrameRule delay(final Direction direction, final FrameFilter filter, final int count,
+        final long delayNs)
+    {
+        if (delayNs <= 0)
+        {
+            throw new IllegalArgumentException("delayNs must be positive: " + delayNs);
+        }
+        return new FrameRule(direction, filter, Action.DELAY, count, delayNs, null, null);
+    }
+
+    /**
+     * @param direction which way.
+     * @param filter    which frames.
+     * @param count     how many.
+     * @param name      what the mutation does, for the capture and the report.
+     * @param mutation  returns the frame to deliver (a copy; it may change the length).
+     * @return a rule rewriting them.
+     */
+    public static FrameRule mutate(final Direction direction, final FrameFilter filter, final int count,
+        final String name, final UnaryOperator<byte[]> mutation)
+    {
+        return new FrameRule(direction, filter, Action.MUTATE, count, 0, Objects.requireNonNull(name, "name"),
+            Objects.requireNonNull(mutation, "mutation"));
+    }
+
+    boolean takes(final Direction dir, final CapturedFrame frame)
+    {
+        if (remaining > 0 && direction == dir && filter.matches(frame))
+        {
+            remaining--;
+            return true;
+        }
+        return false;
+    }
+
+    boolean spent()
+    {
+        return 0 == remaining;
+    }
+
+    Action action()
+    {
+        return action;
+    }
+
+    long delayNs()
+    {
+        return delayNs;
+    }
+
+    byte[] mutate(final byte[] frame)
+    {
+        return mutation.apply(frame.clone());
+    }
+
+    String note()
+    {
+        switch (action)
+        {
+            case DROP:
+                return "dropped";
+            case DUPLICATE:
+                return "duplicated";
+            case DELAY:
+                return "delayed " + delayNs + " ns";
+            default:
+                return "mutated: " + mutationName;
+        }
+    }
+
+    /**
+     * @return e.g. {@code drop 1 x TO_DUT RC_SEND_ONLY}.
+     */
+    @Override
+    public String toString()
+    {
+        return action.name().toLowerCase(java.util.Locale.ROOT) + " " + remaining + " x " + direction + " " +
+            filter.description();
+    }
+}

@@ -1,0 +1,278 @@
+package org.roce4j.conform.catalogue;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.roce4j.conform.Checkers;
+import org.roce4j.conform.Checks;
+import org.roce4j.conform.ConformContext;
+import org.roce4j.conform.Direction;
+import org.roce4j.conform.FrameFilter;
+import org.roce4j.conform.FrameRule;
+import org.roce4j.conform.Frames;
+import org.roce4j.conform.Scenario;
+import org.roce4j.conform.Side;
+import org.roce4j.conform.Step;
+import org.roce4j.conform.Steps;
+import org.roce4j.conform.dut.DutWork;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.header.AethHeader;
+import org.roce4j.wire.header.AethHeader.NakCode;
+
+/**
+ * Scenarios with the DUT as requester: the DUT posts work, the conform peer answers as a responder that loses,
+ * NAKs, delays or invents acknowledgements, and judges the DUT's retransmissions and completions.
+ */
+public final class RequesterScenarios
+{
+    /** The peer's pretend region: the peer is scripted, any VA and R_Key do. */
+    private static final long PEER_VA = 0x7000_0000L;
+    /** The peer's pretend R_Key. */
+    private static final int PEER_RKEY = 0x1234;
+    /** RNR timer code the peer's RNR NAK carries: 14, 1.28 ms. */
+    private static final int RNR_CODE = 14;
+    private static final int ACK = AethHeader.SYNDROME_ACK_UNLIMITED;
+
+    private RequesterScenarios()
+    {
+    }
+
+    /**
+     * @return the requester scenarios, in catalogue order.
+     */
+    public static List<Scenario> all()
+    {
+        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity(),
+            readResponseTooLong(), impliedNak());
+    }
+
+    private static Scenario.Builder requester(final String name)
+    {
+        return Scenario.builder("requester." + name).side(Side.REQUESTER);
+    }
+
+    private static int sq(final ConformContext ctx, final int delta)
+    {
+        return Psn.add(ctx.qp().sqPsn(), delta);
+    }
+
+    /** Time for the DUT to send a request it has been asked to: as long as a response may take. */
+    private static long requestNs()
+    {
+        return ResponderScenarios.RESPONSE_NS;
+    }
+
+    private static Step write(final long wrId, final int length)
+    {
+        return Steps.post("an RDMA WRITE of " + length + " bytes (wr_id " + wrId + ")",
+            ctx -> DutWork.write(wrId, 0, length, PEER_VA, PEER_RKEY));
+    }
+
+    private static Step ackOf(final String what, final int delta)
+    {
+        return Steps.send("ACK of " + what, ctx -> Frames.ack(ctx, sq(ctx, delta), ACK, 1));
+    }
+
+    static Scenario lostAck()
+    {
+        return requester("lost-ack-retransmit")
+            .rule("9.7.6.1.3", "with no ACK, the requester retransmits from the oldest unacknowledged PSN once the " +
+                "local ACK timeout (4.096 us x 2^timeout) has passed, not before")
+            .summary("WRITE, its ACK lost on the way, the retransmission timed, then ACKed")
+            .steps(Steps.connect(), write(1, 64),
+                new Step("expect the WRITE ONLY", ctx -> ctx.mark("original",
+                    ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()))),
+                Steps.dropNext(Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_ACKNOWLEDGE), 1),
+                ackOf("the WRITE (lost)", 0),
+                new Step("expect the retransmission within 4 local ACK timeouts", ctx -> ctx.expect(
+                    FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 4 * ctx.qp().localAckTimeoutNs())),
+                Steps.check("retransmission timing", ctx -> Checkers.retransmissionTiming(ctx.capture(),
+                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs())),
+                ackOf("the WRITE", 0),
+                Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario lateAck()
+    {
+        return requester("late-ack-after-retransmit")
+            .rule("9.7.5.1.2", "an ACK that arrives after its request was retransmitted completes the request once; " +
+                "the ACK of the retransmission is a harmless duplicate")
+            .summary("WRITE, its ACK delayed 2 local ACK timeouts, the retransmission ACKed too")
+            .steps(Steps.connect(), write(1, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                new Step("delay the next ACK by 2 local ACK timeouts", ctx -> ctx.link().addRule(FrameRule.delay(
+                    Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_ACKNOWLEDGE), 1,
+                    2 * ctx.qp().localAckTimeoutNs()))),
+                ackOf("the WRITE (delayed)", 0),
+                new Step("expect the retransmission within 2 local ACK timeouts", ctx -> ctx.expect(
+                    FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 2 * ctx.qp().localAckTimeoutNs())),
+                new Step("wait until the delayed ACK has arrived", ctx -> ctx.advance(
+                    2 * ctx.qp().localAckTimeoutNs())),
+                ackOf("the retransmitted WRITE", 0),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.verify("completed once", ctx -> Checks.equal("completions of wr_id 1", 1,
+                    ctx.completions().stream().filter(c -> 1 == c.wrId()).count())),
+                Steps.qpAlive())
+            .build();
+    }
+
+    static Scenario nakSequence()
+    {
+        return requester("nak-sequence-go-back-n")
+            .rule("9.7.5.1.3", "a NAK PSN sequence error acknowledges every PSN before the one it names; the " +
+                "requester goes back to that PSN and resends from there")
+            .summary("a 4-packet WRITE whose second packet the link loses, NAKed, resent go-back-N")
+            .steps(Steps.connect(),
+                new Step("lose the WRITE's second packet", ctx -> ctx.link().addRule(
+                    FrameRule.drop(Direction.FROM_DUT, FrameFilter.psn(sq(ctx, 1)), 1))),
+                new Step("DUT posts an RDMA WRITE of 4 path MTUs (wr_id 1)", ctx ->
+                {
+                    ctx.dut().postSend(DutWork.write(1, 0, 4 * ctx.qp().pathMtuBytes(), PEER_VA, PEER_RKEY));
+                    ctx.settle();
+                }),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_LAST), requestNs()),
+                new Step("peer sends NAK PSN sequence error naming the lost PSN", ctx ->
+                {
+                    ctx.send(Frames.ack(ctx, sq(ctx, 1), NakCode.PSN_SEQUENCE_ERROR.syndrome(), 0));
+                    ctx.markLastSent("nak");
+                }),
+                new Step("expect the WRITE LAST again", ctx -> ctx.expect(
+                    FrameFilter.opcode(Opcode.RC_RDMA_WRITE_LAST), requestNs())),
+                Steps.check("go-back-N", ctx -> Checkers.goBackN(ctx.capture(), ctx.marked("nak").index(),
+                    sq(ctx, 1))),
+                ackOf("the whole WRITE", 3),
+                Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario rnrNak()
+    {
+        return requester("rnr-nak-wait-retry")
+            .rule("9.7.5.2.8", "after an RNR NAK the requester waits at least the timer the NAK carries, then " +
+                "retries the same PSN")
+            .summary("SEND, RNR NAK with timer 14 (1.28 ms), the retry timed, then ACKed")
+            .steps(Steps.connect(),
+                Steps.post("a SEND of 64 bytes (wr_id 1)", ctx -> DutWork.send(1, 0, 64)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_SEND_ONLY), requestNs()),
+                new Step("peer sends RNR NAK, timer 14", ctx ->
+                {
+                    ctx.send(Frames.ack(ctx, sq(ctx, 0), AethHeader.TYPE_RNR_NAK | RNR_CODE, 0));
+                    ctx.markLastSent("rnr");
+                }),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_SEND_ONLY), 10 * AethHeader.rnrTimerNs(RNR_CODE)),
+                Steps.check("RNR wait", ctx -> Checkers.rnrWait(ctx.capture(), ctx.marked("rnr").index())),
+                ackOf("the SEND", 0),
+                Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario ghostAck()
+    {
+        return requester("ghost-ack-ignored")
+            .rule("9.7.5.1.2", "an ACK for a PSN the requester never sent acknowledges nothing")
+            .summary("WRITE, an ACK for its PSN + 5, then the real ACK")
+            .steps(Steps.connect(), write(1, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                ackOf("PSN + 5, never sent", 5),
+                Steps.verify("nothing completed", ctx -> Checks.that(ctx.completions().isEmpty(),
+                    "the ghost ACK completed " + ctx.completions())),
+                ackOf("the WRITE", 0),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.qpAlive())
+            .build();
+    }
+
+    static Scenario duplicateAck()
+    {
+        return requester("duplicate-ack-harmless")
+            .rule("9.7.5.1.2", "a duplicate ACK of an already acknowledged PSN changes nothing")
+            .summary("WRITE ACKed twice, then a second WRITE goes through")
+            .steps(Steps.connect(), write(1, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                Steps.duplicateNext(Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_ACKNOWLEDGE), 1),
+                ackOf("the WRITE, delivered twice", 0),
+                Steps.completion(1, WcStatus.SUCCESS),
+                write(2, 64),
+                new Step("expect the second WRITE at the next PSN", ctx -> Checks.equal("second WRITE PSN",
+                    sq(ctx, 1), ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()).psn())),
+                ackOf("the second WRITE", 1),
+                Steps.completion(2, WcStatus.SUCCESS),
+                Steps.qpAlive())
+            .build();
+    }
+
+    /** Two path MTUs of a pattern: what the peer's READ responses carry. */
+    private static byte[] readData(final ConformContext ctx)
+    {
+        return Frames.pattern(2 * ctx.qp().pathMtuBytes(), 5);
+    }
+
+    static Scenario readResponseIntegrity()
+    {
+        return requester("read-response-placed")
+            .rule("9.7.5.1.1", "a multi-packet READ response is placed whole in the requester's buffer and the " +
+                "READ completes on its last packet")
+            .summary("READ of 2 path MTUs answered FIRST + LAST; every byte checked")
+            .steps(Steps.connect(),
+                Steps.post("an RDMA READ of 2 path MTUs (wr_id 1)",
+                    ctx -> DutWork.read(1, 0, readData(ctx).length, PEER_VA, PEER_RKEY)),
+                new Step("expect the READ request", ctx -> Checks.equal("READ DMA length", readData(ctx).length,
+                    ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()).dmaLength())),
+                Steps.send("READ RESPONSE FIRST", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_FIRST, sq(ctx, 0),
+                    Arrays.copyOfRange(readData(ctx), 0, ctx.qp().pathMtuBytes()), b -> b.aeth().syndrome(ACK).msn(1))),
+                Steps.send("READ RESPONSE LAST", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_LAST, sq(ctx, 1),
+                    Arrays.copyOfRange(readData(ctx), ctx.qp().pathMtuBytes(), readData(ctx).length),
+                    b -> b.aeth().syndrome(ACK).msn(1))),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.check("payload integrity", ctx -> Checkers.payloadIntegrity(ctx, 0, readData(ctx))))
+            .build();
+    }
+
+    static Scenario readResponseTooLong()
+    {
+        return requester("read-response-too-long")
+            .rule("9.9.2", "a READ response carrying more data than the READ asked for is a bad response: the READ " +
+                "completes in error and the QP goes to the error state")
+            .summary("READ of 64 bytes answered with a READ RESPONSE ONLY of 128")
+            .steps(Steps.connect(),
+                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
+                Steps.send("READ RESPONSE ONLY of 128 bytes", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY,
+                    sq(ctx, 0), Frames.pattern(128, 6), b -> b.aeth().syndrome(ACK).msn(1))),
+                Steps.completion(1, WcStatus.BAD_RESP_ERR),
+                Steps.qpInError())
+            .build();
+    }
+
+    static Scenario impliedNak()
+    {
+        return requester("implied-nak-read")
+            .rule("9.7.5.1.2", "an ACK for a PSN after a READ that got no response is an implied NAK: the requester " +
+                "resends from the READ")
+            .summary("READ then WRITE; the WRITE is ACKed, the READ never answered; the READ and the WRITE come again")
+            .steps(Steps.connect(),
+                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                write(2, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
+                new Step("peer ACKs the WRITE only", ctx ->
+                {
+                    ctx.send(Frames.ack(ctx, sq(ctx, 1), ACK, 2));
+                    ctx.markLastSent("ack");
+                }),
+                // At once, not after the local ACK timeout: a retransmission on timeout would hide a DUT that
+                // ignores the implied NAK.
+                new Step("expect the READ request again within 1 ms", ctx -> Checks.equal("resent READ PSN",
+                    sq(ctx, 0), ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()).psn())),
+                Steps.check("go-back-N from the READ", ctx -> Checkers.goBackN(ctx.capture(),
+                    ctx.marked("ack").index(), sq(ctx, 0))),
+                Steps.send("READ RESPONSE ONLY", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 0),
+                    Frames.pattern(64, 8), b -> b.aeth().syndrome(ACK).msn(1))),
+                ackOf("the WRITE again", 1),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.completion(2, WcStatus.SUCCESS))
+            .build();
+    }
+}

@@ -1,0 +1,438 @@
+package org.roce4j.conform.catalogue;
+
+import java.util.Arrays;
+import java.util.List;
+
+import org.roce4j.conform.Checkers;
+import org.roce4j.conform.Checks;
+import org.roce4j.conform.ConformContext;
+import org.roce4j.conform.ConformSkip;
+import org.roce4j.conform.Direction;
+import org.roce4j.conform.FrameFilter;
+import org.roce4j.conform.Frames;
+import org.roce4j.conform.Scenario;
+import org.roce4j.conform.Side;
+import org.roce4j.conform.Step;
+import org.roce4j.conform.Steps;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Psn;
+import org.roce4j.wire.header.AethHeader.NakCode;
+
+import static org.roce4j.conform.ConformContext.PEER_PSN;
+
+/**
+ * Scenarios with the DUT as responder: the conform peer crafts requests, some of them wrong on purpose, and judges
+ * the DUT's ACKs, NAKs, responses and silences.
+ */
+public final class ResponderScenarios
+{
+    /** How long a response may take: 1 ms, far beyond any responder's turnaround and far below any timer. */
+    static final long RESPONSE_NS = 1_000_000L;
+    /** How long silence is watched for: 1 ms. */
+    static final long SILENCE_NS = 1_000_000L;
+    private static final byte[] DATA = Frames.pattern(64, 1);
+
+    private ResponderScenarios()
+    {
+    }
+
+    /**
+     * @return the responder scenarios, in catalogue order.
+     */
+    public static List<Scenario> all()
+    {
+        return List.of(psnSequenceError(), duplicateWrite(), duplicateSend(), duplicateRead(),
+            duplicateReadShorter(), duplicateAtomic(), invalidRkey(), outsideMr(), mrWithoutRemoteRight(),
+            zeroLengthWriteBadRkey(), middleWithoutFirst(), firstAfterFirst(), firstNotPathMtu(), lastLongerThanMtu(),
+            sendLongerThanReceive(), sendWithoutReceive(), unalignedAtomic(), badIcrc(), wrongPkey(), tverNotZero(),
+            wrongDestinationIp(), udWrongQkey());
+    }
+
+    private static Scenario.Builder responder(final String name)
+    {
+        return Scenario.builder("responder." + name).side(Side.RESPONDER);
+    }
+
+    private static int psn(final int delta)
+    {
+        return Psn.add(PEER_PSN, delta);
+    }
+
+    /** The DUT ACKs a good WRITE at {@code psn}: normal service after whatever came before. */
+    private static Step[] normalService(final int psn)
+    {
+        return new Step[] {
+            Steps.send("a good WRITE ONLY at PSN 0x" + Integer.toHexString(psn),
+                ctx -> Frames.writeOnly(ctx, psn, DATA)),
+            Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", psn, ack.psn())),
+            Steps.check("payload integrity", ctx -> Checkers.payloadIntegrity(ctx, 0, DATA))};
+    }
+
+    private static Step expectNak(final NakCode code, final int psn)
+    {
+        return Steps.expect(FrameFilter.nak(code), RESPONSE_NS, nak -> Checks.equal("NAK PSN", psn, nak.psn()));
+    }
+
+    static Scenario psnSequenceError()
+    {
+        return responder("psn-sequence-error")
+            .rule("9.9.3.1.2", "a request ahead of the expected PSN gets one NAK PSN sequence error naming the " +
+                "expected PSN, later ones until the gap closes are dropped")
+            .summary("WRITE at expected+1, then expected+2, then the expected PSN")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY at expected PSN + 1", ctx -> Frames.writeOnly(ctx, psn(1), DATA)),
+                expectNak(NakCode.PSN_SEQUENCE_ERROR, PEER_PSN),
+                Steps.send("WRITE ONLY at expected PSN + 2", ctx -> Frames.writeOnly(ctx, psn(2), DATA)),
+                Steps.expectNone(FrameFilter.anyAeth(), SILENCE_NS))
+            .steps(normalService(PEER_PSN))
+            .steps(Steps.check("MSN monotonic", ctx -> Checkers.msnMonotonic(ctx.capture())))
+            .build();
+    }
+
+    static Scenario duplicateWrite()
+    {
+        final byte[] local = Frames.pattern(DATA.length, 9);
+        return responder("duplicate-write")
+            .rule("C9-105", "a duplicate WRITE is acknowledged again and not executed again")
+            .summary("WRITE, the DUT's memory changed locally, the same WRITE again")
+            .steps(Steps.connect())
+            .steps(normalService(PEER_PSN))
+            .steps(Steps.verify("the DUT's memory can be changed locally", ctx -> ctx.dut().writeMemory(0, local)),
+                Steps.send("the same WRITE ONLY again", ctx -> Frames.writeOnly(ctx, PEER_PSN, DATA)),
+                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                Steps.verify("the duplicate was not written", ctx -> Checks.that(
+                    Arrays.equals(local, ctx.dut().readMemory(0, local.length)),
+                    "the duplicate WRITE was executed again")))
+            .build();
+    }
+
+    static Scenario duplicateSend()
+    {
+        return responder("duplicate-send")
+            .rule("C9-105", "a duplicate SEND is acknowledged again and does not consume a second receive")
+            .summary("two receives posted, one SEND, ACKed, then the same SEND again")
+            .steps(Steps.connect(), Steps.postRecv(1, 0, 256), Steps.postRecv(2, 256, 256),
+                Steps.send("SEND ONLY, AckReq", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true)),
+                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                Steps.send("the same SEND ONLY again", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
+                    true)),
+                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("re-ACK PSN", PEER_PSN, ack.psn())),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.verify("one receive consumed", ctx -> Checks.that(
+                    ctx.completions().stream().filter(c -> 2 == c.wrId()).findAny().isEmpty(),
+                    "the duplicate SEND consumed a second receive")))
+            .build();
+    }
+
+    static Scenario duplicateRead()
+    {
+        return responder("duplicate-read")
+            .rule("9.9.3.1.3", "a duplicate READ is answered again with the same data from its own PSN")
+            .summary("WRITE a pattern, READ it, the same READ again")
+            .steps(Steps.connect())
+            .steps(normalService(PEER_PSN))
+            .steps(Steps.send("READ of 64 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
+                    DATA.length)),
+                readResponseOf(DATA, psn(1)),
+                Steps.send("the same READ again", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
+                    DATA.length)),
+                readResponseOf(DATA, psn(1)))
+            .build();
+    }
+
+    static Scenario duplicateReadShorter()
+    {
+        return responder("duplicate-read-shorter")
+            .rule("9.9.3.1.3", "a duplicate READ for a subset of the original range is answered with that subset")
+            .summary("READ 64 bytes, then a duplicate asking for the first 16")
+            .steps(Steps.connect())
+            .steps(normalService(PEER_PSN))
+            .steps(Steps.send("READ of 64 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
+                    DATA.length)),
+                readResponseOf(DATA, psn(1)),
+                Steps.send("duplicate READ of 16 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(),
+                    ctx.qp().rkey(), 16)),
+                readResponseOf(Arrays.copyOf(DATA, 16), psn(1)))
+            .build();
+    }
+
+    private static Step readResponseOf(final byte[] data, final int psn)
+    {
+        return Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY), RESPONSE_NS, response ->
+        {
+            Checks.equal("READ response PSN", psn, response.psn());
+            Checks.that(Arrays.equals(data, response.payload()), "READ response carries other data than was " +
+                "written (" + response.payload().length + " bytes)");
+        });
+    }
+
+    static Scenario duplicateAtomic()
+    {
+        return responder("duplicate-atomic")
+            .rule("9.4.5", "a duplicate atomic is answered from the saved original value and not executed again")
+            .summary("FETCH_ADD 5, the same FETCH_ADD again, then FETCH_ADD 0 to read the value")
+            .steps(Steps.connect(),
+                Steps.send("FETCH_ADD +5", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, PEER_PSN, ctx.qp().va(),
+                    ctx.qp().rkey(), 5, 0)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE), RESPONSE_NS,
+                    ack -> Checks.equal("original data of a zeroed target", 0, ack.originalData())),
+                Steps.send("the same FETCH_ADD again", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, PEER_PSN,
+                    ctx.qp().va(), ctx.qp().rkey(), 5, 0)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE), RESPONSE_NS, ack ->
+                {
+                    Checks.equal("replayed ATOMIC ACKNOWLEDGE PSN", PEER_PSN, ack.psn());
+                    Checks.equal("replayed original data", 0, ack.originalData());
+                }),
+                Steps.send("FETCH_ADD 0", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, psn(1), ctx.qp().va(),
+                    ctx.qp().rkey(), 0, 0)),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_ATOMIC_ACKNOWLEDGE), RESPONSE_NS,
+                    ack -> Checks.equal("value after one FETCH_ADD +5 (executed once)", 5, ack.originalData())))
+            .build();
+    }
+
+    static Scenario invalidRkey()
+    {
+        return responder("invalid-rkey")
+            .rule("9.9.3", "a WRITE with an R_Key that names no region gets NAK remote access error")
+            .summary("WRITE ONLY with a wrong R_Key")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY, R_Key flipped", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
+                    PEER_PSN, DATA, ctx.qp().va(), ctx.qp().rkey() ^ 0x5A00, DATA.length, true)),
+                expectNak(NakCode.REMOTE_ACCESS_ERROR, PEER_PSN))
+            .build();
+    }
+
+    static Scenario outsideMr()
+    {
+        return responder("va-outside-mr")
+            .rule("9.9.3", "a WRITE whose VA + length runs past the end of the region gets NAK remote access error")
+            .summary("WRITE ONLY of 64 bytes starting 16 bytes before the region's end")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY past the region's end", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
+                    PEER_PSN, DATA, ctx.qp().va() + ctx.qp().length() - 16, ctx.qp().rkey(), DATA.length, true)),
+                expectNak(NakCode.REMOTE_ACCESS_ERROR, PEER_PSN))
+            .build();
+    }
+
+    static Scenario mrWithoutRemoteRight()
+    {
+        return responder("mr-without-remote-write")
+            .rule("9.9.3", "a WRITE into a region registered without remote write gets NAK remote access error")
+            .summary("WRITE ONLY into a region with local access only")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY into the local-only region", ctx ->
+                {
+                    if (0 == ctx.qp().restrictedLength())
+                    {
+                        throw new ConformSkip("the DUT exposes no region without remote access");
+                    }
+                    return Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY, PEER_PSN, DATA, ctx.qp().restrictedVa(),
+                        ctx.qp().restrictedRkey(), DATA.length, true);
+                }),
+                expectNak(NakCode.REMOTE_ACCESS_ERROR, PEER_PSN))
+            .build();
+    }
+
+    static Scenario zeroLengthWriteBadRkey()
+    {
+        return responder("zero-length-write-bad-rkey")
+            .rule("C9-88", "a zero-length WRITE needs no valid R_Key or address: it is acknowledged")
+            .summary("WRITE ONLY of 0 bytes with R_Key 0xDEAD and VA 0")
+            .steps(Steps.connect(),
+                Steps.send("zero-length WRITE ONLY, bogus R_Key", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
+                    PEER_PSN, new byte[0], 0, 0xDEAD, 0, true)),
+                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                Steps.qpAlive())
+            .build();
+    }
+
+    static Scenario middleWithoutFirst()
+    {
+        return responder("middle-without-first")
+            .rule("9.9.3.1.3", "a MIDDLE packet with no message begun is an opcode sequence error: NAK invalid " +
+                "request")
+            .summary("WRITE MIDDLE of one path MTU as the first packet")
+            .steps(Steps.connect(),
+                Steps.send("WRITE MIDDLE", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_MIDDLE, PEER_PSN,
+                    Frames.pattern(ctx.qp().pathMtuBytes(), 2), 0, 0, 0, true)),
+                expectNak(NakCode.INVALID_REQUEST, PEER_PSN))
+            .build();
+    }
+
+    static Scenario firstAfterFirst()
+    {
+        return responder("first-after-first")
+            .rule("9.9.3.1.3", "a FIRST packet while a message is still open is an opcode sequence error: NAK " +
+                "invalid request")
+            .summary("WRITE FIRST, then another WRITE FIRST")
+            .steps(Steps.connect(),
+                Steps.send("WRITE FIRST of a 2-MTU message", ctx -> firstOfTwo(ctx, PEER_PSN)),
+                Steps.send("another WRITE FIRST", ctx -> firstOfTwo(ctx, psn(1))),
+                expectNak(NakCode.INVALID_REQUEST, psn(1)))
+            .build();
+    }
+
+    private static byte[] firstOfTwo(final ConformContext ctx, final int psn)
+    {
+        final int mtu = ctx.qp().pathMtuBytes();
+        return Frames.write(ctx, Opcode.RC_RDMA_WRITE_FIRST, psn, Frames.pattern(mtu, 3), ctx.qp().va(),
+            ctx.qp().rkey(), 2L * mtu, false);
+    }
+
+    static Scenario firstNotPathMtu()
+    {
+        return responder("first-not-path-mtu")
+            .rule("9.7.5.1.1 / C9-94", "a FIRST or MIDDLE packet must carry exactly the path MTU: a shorter one " +
+                "gets NAK invalid request")
+            .summary("WRITE FIRST carrying 100 bytes of a 2-MTU message")
+            .steps(Steps.connect(),
+                Steps.send("short WRITE FIRST", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_FIRST, PEER_PSN,
+                    Frames.pattern(100, 4), ctx.qp().va(), ctx.qp().rkey(), 2L * ctx.qp().pathMtuBytes(), true)),
+                expectNak(NakCode.INVALID_REQUEST, PEER_PSN))
+            .build();
+    }
+
+    static Scenario lastLongerThanMtu()
+    {
+        return responder("last-longer-than-mtu")
+            .rule("9.7.5.1.1 / C9-94", "a LAST packet carries 1 to path MTU bytes: a longer one gets NAK invalid " +
+                "request")
+            .summary("WRITE FIRST of one path MTU (RETH length 2 x MTU + 4), then a LAST of path MTU + 4 bytes")
+            .steps(Steps.connect(),
+                Steps.send("WRITE FIRST, RETH length 2 x MTU + 4", ctx -> Frames.write(ctx,
+                    Opcode.RC_RDMA_WRITE_FIRST, PEER_PSN, Frames.pattern(ctx.qp().pathMtuBytes(), 3), ctx.qp().va(),
+                    ctx.qp().rkey(), 2L * ctx.qp().pathMtuBytes() + 4, false)),
+                Steps.send("WRITE LAST of path MTU + 4 bytes", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_LAST,
+                    psn(1), Frames.pattern(ctx.qp().pathMtuBytes() + 4, 5), 0, 0, 0, true)),
+                expectNak(NakCode.INVALID_REQUEST, psn(1)))
+            .build();
+    }
+
+    static Scenario sendLongerThanReceive()
+    {
+        return responder("send-longer-than-receive")
+            .rule("9.9.3", "a SEND longer than the posted receive buffer gets NAK invalid request; the receive " +
+                "completes with a local length error")
+            .summary("a receive of 32 bytes posted, a SEND of 64")
+            .steps(Steps.connect(), Steps.postRecv(1, 0, 32),
+                Steps.send("SEND ONLY of 64 bytes", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
+                    true)),
+                expectNak(NakCode.INVALID_REQUEST, PEER_PSN),
+                Steps.completion(1, WcStatus.LOC_LEN_ERR))
+            .build();
+    }
+
+    static Scenario sendWithoutReceive()
+    {
+        return responder("send-without-receive-rnr")
+            .rule("9.7.5.2.8", "a SEND with no receive posted gets an RNR NAK carrying the QP's min_rnr_timer; " +
+                "once a receive is posted the retried SEND is accepted")
+            .summary("SEND with no receive, then a receive, then the SEND again")
+            .steps(Steps.connect(),
+                Steps.send("SEND ONLY", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true)),
+                new Step("expect RNR NAK with the QP's timer", ctx ->
+                {
+                    final var nak = ctx.expect(FrameFilter.rnrNak(), RESPONSE_NS);
+                    Checks.equal("RNR NAK PSN", PEER_PSN, nak.psn());
+                    Checks.equal("RNR NAK timer code", ctx.qp().minRnrTimer(), nak.syndrome() & 0x1F);
+                }),
+                Steps.postRecv(1, 0, 256),
+                Steps.send("the same SEND ONLY again", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
+                    true)),
+                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario unalignedAtomic()
+    {
+        return responder("unaligned-atomic")
+            .rule("9.4.5", "an atomic whose VA is not 8-byte aligned gets NAK invalid request")
+            .summary("FETCH_ADD at VA + 4")
+            .steps(Steps.connect(),
+                Steps.send("FETCH_ADD at VA + 4", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, PEER_PSN,
+                    ctx.qp().va() + 4, ctx.qp().rkey(), 1, 0)),
+                expectNak(NakCode.INVALID_REQUEST, PEER_PSN))
+            .build();
+    }
+
+    static Scenario badIcrc()
+    {
+        return responder("bad-icrc-dropped")
+            .rule("7.8 / A17", "a packet with a bad ICRC is dropped silently; service goes on as if it never came")
+            .summary("a WRITE whose ICRC the link corrupts, then the same WRITE intact")
+            .steps(Steps.connect(),
+                Steps.mutateNext(Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 1,
+                    "ICRC bit flipped", Frames::corruptIcrc),
+                Steps.send("WRITE ONLY (corrupted on the way)", ctx -> Frames.writeOnly(ctx, PEER_PSN, DATA)),
+                Steps.expectNone(FrameFilter.any(), SILENCE_NS))
+            .steps(normalService(PEER_PSN))
+            .build();
+    }
+
+    static Scenario wrongPkey()
+    {
+        return responder("wrong-pkey-dropped")
+            .rule("9.6", "a packet whose P_Key does not match the QP's partition is dropped silently")
+            .summary("a WRITE with P_Key 0x1234, then a good one")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY with P_Key 0x1234", ctx -> ctx.frame(Opcode.RC_RDMA_WRITE_ONLY, PEER_PSN, DATA,
+                    b ->
+                    {
+                        b.bthHeader().ackReq(true).pkey(0x1234);
+                        b.reth().va(ctx.qp().va()).rkey(ctx.qp().rkey()).dmaLength(DATA.length);
+                    })),
+                Steps.expectNone(FrameFilter.any(), SILENCE_NS))
+            .steps(normalService(PEER_PSN))
+            .build();
+    }
+
+    static Scenario tverNotZero()
+    {
+        return responder("tver-not-zero-dropped")
+            .rule("9.6", "a packet whose BTH TVer is not 0 is dropped silently")
+            .summary("a WRITE with TVer 1, then a good one")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY with TVer 1", ctx -> ctx.frame(Opcode.RC_RDMA_WRITE_ONLY, PEER_PSN, DATA, b ->
+                {
+                    b.bthHeader().ackReq(true).transportVersion(1);
+                    b.reth().va(ctx.qp().va()).rkey(ctx.qp().rkey()).dmaLength(DATA.length);
+                })),
+                Steps.expectNone(FrameFilter.any(), SILENCE_NS))
+            .steps(normalService(PEER_PSN))
+            .build();
+    }
+
+    static Scenario wrongDestinationIp()
+    {
+        return responder("wrong-destination-ip-dropped")
+            .rule("A17", "a RoCEv2 packet whose destination IP is not one of the port's GIDs is dropped silently")
+            .summary("a WRITE to the DUT's MAC but IP 10.0.0.99, then a good one")
+            .steps(Steps.connect(),
+                Steps.send("WRITE ONLY to 10.0.0.99", ctx -> ctx.frameTo(0x0A00_0063, ctx.qp().qpn(),
+                    Opcode.RC_RDMA_WRITE_ONLY, PEER_PSN, DATA, b ->
+                    {
+                        b.bthHeader().ackReq(true);
+                        b.reth().va(ctx.qp().va()).rkey(ctx.qp().rkey()).dmaLength(DATA.length);
+                    })),
+                Steps.expectNone(FrameFilter.any(), SILENCE_NS))
+            .steps(normalService(PEER_PSN))
+            .build();
+    }
+
+    static Scenario udWrongQkey()
+    {
+        return responder("ud-wrong-qkey-dropped")
+            .rule("10.2.5", "a UD packet whose Q_Key differs from the QP's is dropped silently")
+            .summary("UD SEND with Q_Key flipped, then one with the right Q_Key")
+            .steps(Steps.connectUd(), Steps.postRecv(1, 0, 1024),
+                Steps.send("UD SEND with the wrong Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey() ^ 1, DATA)),
+                Steps.advance(SILENCE_NS),
+                Steps.verify("no receive completed", ctx -> Checks.that(ctx.completions().isEmpty(),
+                    "a UD SEND with the wrong Q_Key was received: " + ctx.completions())),
+                Steps.send("UD SEND with the right Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey(), DATA)),
+                Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+}

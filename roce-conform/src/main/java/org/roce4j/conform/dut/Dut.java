@@ -1,0 +1,83 @@
+package org.roce4j.conform.dut;
+
+import java.util.List;
+
+/**
+ * The device under test, as the scenario runner drives it. {@link SelfDut} is roce4j itself over the in-memory
+ * fabric; a DUT reached over a real link, driven by stock tools, will be another implementation.
+ */
+public interface Dut extends AutoCloseable
+{
+    /**
+     * @return a short name for reports.
+     */
+    String name();
+
+    /**
+     * Create an RC QP (or a UD QP) and bring it to RTS towards the peer; register the memory it exposes.
+     *
+     * @param rc   true for RC, false for UD.
+     * @param peer the peer's end.
+     * @return the DUT's end.
+     */
+    DutQp connect(boolean rc, PeerQp peer);
+
+    /**
+     * Post a receive of {@code length} bytes at {@code offset} of the DUT's region.
+     *
+     * @param wrId   id.
+     * @param offset into the region.
+     * @param length bytes.
+     */
+    void postRecv(long wrId, int offset, int length);
+
+    /**
+     * Post a signalled work request on the send queue.
+     *
+     * @param work the request.
+     */
+    void postSend(DutWork work);
+
+    /**
+     * Give the DUT a chance to work (run its engine once, or read its tool's output).
+     *
+     * @return work done, 0 when idle.
+     */
+    int progress();
+
+    /**
+     * @return completions reported since the last call.
+     */
+    List<DutCompletion> pollCompletions();
+
+    /**
+     * @return true when the DUT's QP is in the error state.
+     */
+    boolean qpInError();
+
+    /**
+     * @param offset into the DUT's exposed region.
+     * @param length bytes.
+     * @return a copy of the DUT's memory.
+     * @throws org.roce4j.conform.ConformSkip when the DUT's memory cannot be read from here.
+     */
+    byte[] readMemory(int offset, int length);
+
+    /**
+     * @param offset into the DUT's exposed region.
+     * @param bytes  to store.
+     * @throws org.roce4j.conform.ConformSkip when the DUT's memory cannot be written from here.
+     */
+    void writeMemory(int offset, byte[] bytes);
+
+    /**
+     * @return the DUT's non-zero counters, for the report.
+     */
+    String describeCounters();
+
+    /**
+     * Release the DUT's resources.
+     */
+    @Override
+    void close();
+}

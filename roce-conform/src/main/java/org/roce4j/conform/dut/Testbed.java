@@ -1,0 +1,38 @@
+package org.roce4j.conform.dut;
+
+import org.roce4j.transport.link.Link;
+
+/**
+ * One scenario's world: the DUT, the raw link the conform peer reaches it by, and the clock both run on. Every
+ * scenario gets a fresh testbed so no state leaks from one to the next.
+ */
+public interface Testbed extends AutoCloseable
+{
+    /**
+     * @return the device under test.
+     */
+    Dut dut();
+
+    /**
+     * @return the conform peer's raw link to the DUT (the runner decorates it with a ConformLink).
+     */
+    Link peerLink();
+
+    /**
+     * @return the current time on the clock the DUT's timers use, nanoseconds.
+     */
+    long nowNs();
+
+    /**
+     * Let time pass: an injected clock moves at once; a real DUT's clock would be waited for.
+     *
+     * @param ns how long.
+     */
+    void advanceNs(long ns);
+
+    /**
+     * Release the DUT and the links.
+     */
+    @Override
+    void close();
+}

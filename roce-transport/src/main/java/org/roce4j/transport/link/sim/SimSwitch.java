@@ -1,0 +1,694 @@
+package org.roce4j.transport.link.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.EthernetHeader;
+import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.header.Ipv6Header;
+
+import static java.nio.ByteOrder.BIG_ENDIAN;
+
+/**
+ * A simulated output-queued Ethernet switch for roce4j endpoints in one JVM, with timing: every attached endpoint
+ * gets a {@link SwitchPort} (a {@link org.roce4j.transport.link.Link}) joined to the switch by a full-duplex link of
+ * the switch's line rate and propagation delay; each port has an output queue toward its host with a buffer, RED/ECN
+ * marking and tail drop. It is how congestion control is watched at work: N senders into one receiver fill one
+ * output queue.
+ *
+ * <p>A frame's life: the sending host's NIC serializes it at the line rate (a host queue of {@code hostQueueFrames}
+ * frames; a full one pushes back on the engine, {@code tryClaim} returning -1); it reaches the switch one propagation
+ * delay after its last bit; the switch routes it on its destination IP (IPv4, IPv4-mapped or link-local IPv6 as the
+ * ports' GID tables hold them) and appends it to that port's output queue, or drops it when the queue's frames would
+ * exceed {@code bufferBytes} (tail drop). The queue sends one frame at a time at the line rate; as a frame starts to
+ * leave, an ECN-capable frame (ECT(0) or ECT(1)) is marked CE with the RED probability of the bytes still queued
+ * behind it, q: 0 up to Kmin, Pmax * (q - Kmin) / (Kmax - Kmin) up to Kmax, 1 above (the DCQCN paper's marking, as
+ * HPCC's simulator does it at dequeue, {@code switch-mmu.cc ShouldSendCN}); the IPv4 checksum is updated (the ICRC
+ * masks the TOS byte, so it stays valid). Not-ECT frames are never marked, only tail-dropped. The frame reaches the
+ * host one propagation delay after its last bit and waits there for the host's engine to poll it.
+ *
+ * <p>Defaults, after HPCC's simulator ({@code run.py}: KMIN_MAP 25000000000 100, KMAX_MAP 25000000000 400, PMAX_MAP
+ * 0.2, thresholds in KB of 1000 bytes, {@code switch-mmu.cc ConfigEcn}): line rate 25 Gb/s, Kmin 100 KB and Kmax 400
+ * KB per 25 Gb/s of line rate, Pmax 0.2; a buffer of four times Kmax per port; 1 µs of propagation delay per link.
+ *
+ * <p>Time is the injected {@link NanoClock}, the one the endpoints' engines use: the switch computes when each frame
+ * arrives where and moves it then, whenever a port is polled, flushed or {@link #advance(long) advanced}. Nothing
+ * depends on how fast the machine runs, so a run that drives every engine from one thread in invoker mode and
+ * advances a {@link org.agrona.concurrent.CachedNanoClock} itself is deterministic for its seed (RED's random numbers
+ * come from a seeded generator) and can simulate line rates far above what this machine could move in real time: a
+ * simulated second takes as long as its packets take to build and parse. Marking, queue lengths and drops are exact
+ * to the nanosecond; what the engines do happens at the instants their driver runs them.
+ *
+ * <p>The queue length of every port is sampled every {@code sampleIntervalNs} of simulated time
+ * ({@link SwitchPort#queueSamples()}).
+ *
+ * <p>Threading: one thread drives the switch and every attached port (invoker mode). Allocation only when attaching
+ * ports and when a sample array grows.
+ */
+public final class SimSwitch
+{
+    /** 25 Gb/s: the line rate HPCC's thresholds are given per. */
+    public static final long REFERENCE_RATE_BPS = 25_000_000_000L;
+    /** Kmin per 25 Gb/s of line rate: 100 KB (HPCC's KMIN_MAP, in KB of 1000 bytes). */
+    public static final long KMIN_BYTES_PER_REFERENCE_RATE = 100_000;
+    /** Kmax per 25 Gb/s of line rate: 400 KB (HPCC's KMAX_MAP). */
+    public static final long KMAX_BYTES_PER_REFERENCE_RATE = 400_000;
+    /** Marking probability at Kmax: 0.2 (HPCC's PMAX_MAP). */
+    public static final double DEFAULT_PMAX = 0.2;
+    /** Default propagation delay of each host-switch link, one way: 1 µs (about 200 m of fibre). */
+    public static final long DEFAULT_PROPAGATION_DELAY_NS = 1_000;
+    /** Default frames a host's NIC queue holds before it pushes back on the engine. */
+    public static final int DEFAULT_HOST_QUEUE_FRAMES = 32;
+    /** Default interval between queue-length samples: 10 µs. */
+    public static final long DEFAULT_SAMPLE_INTERVAL_NS = 10_000;
+    /** Most ports a switch has. */
+    public static final int MAX_PORTS = 64;
+    /** Bytes a host's receive queue holds for frames its engine has not polled yet. */
+    static final int HOST_RX_BYTES = 1 << 20;
+    private static final long NS_PER_SECOND = 1_000_000_000L;
+    private static final int INITIAL_SAMPLES = 4096;
+
+    private final NanoClock clock;
+    private final long lineRateBps;
+    private final long bufferBytes;
+    private final long kminBytes;
+    private final long kmaxBytes;
+    private final double pmax;
+    private final long propagationDelayNs;
+    private final int hostQueueFrames;
+    private final long sampleIntervalNs;
+    private final Ipv4Header ipv4 = new Ipv4Header();
+    /** Where the IP header of the frame {@link #etherType} looked at last starts (the switch is single threaded). */
+    private int ipOffset;
+    private final List<SwitchPort> ports = new ArrayList<>();
+    private final Int2ObjectHashMap<SwitchPort> byIpv4 = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<SwitchPort> byLinkLocal = new Long2ObjectHashMap<>();
+    private SwitchPort[] portArray = new SwitchPort[0];
+    private long random;
+    private long nextEventNs = Long.MAX_VALUE;
+    private long nextSampleNs = Long.MIN_VALUE;
+    private long firstSampleNs = Long.MIN_VALUE;
+    private int sampleCount;
+    private boolean advancing;
+
+    private SimSwitch(final Builder b)
+    {
+        this.clock = b.clock;
+        this.lineRateBps = b.lineRateBps;
+        final double scale = (double)b.lineRateBps / REFERENCE_RATE_BPS;
+        this.kminBytes = b.kminBytes >= 0 ? b.kminBytes : Math.round(KMIN_BYTES_PER_REFERENCE_RATE * scale);
+        this.kmaxBytes = b.kmaxBytes >= 0 ? b.kmaxBytes : Math.round(KMAX_BYTES_PER_REFERENCE_RATE * scale);
+        this.pmax = b.pmax;
+        this.bufferBytes = b.bufferBytes > 0 ? b.bufferBytes : 4 * Math.max(kmaxBytes, 64 * 1024);
+        this.propagationDelayNs = b.propagationDelayNs;
+        this.hostQueueFrames = b.hostQueueFrames;
+        this.sampleIntervalNs = b.sampleIntervalNs;
+        if (kmaxBytes < kminBytes)
+        {
+            throw new IllegalArgumentException("Kmax (" + kmaxBytes + " bytes) is below Kmin (" + kminBytes + ")");
+        }
+        // xorshift64* needs a non-zero state; mix the seed so that small seeds differ in every bit.
+        this.random = mix(b.seed);
+    }
+
+    /**
+     * @return a builder with the defaults.
+     */
+    public static Builder builder()
+    {
+        return new Builder();
+    }
+
+    /**
+     * Attach an endpoint.
+     *
+     * @param address its MAC and IPv4 address; the IPv4 address must be free.
+     * @param mtu     its IP MTU (68 to 65535).
+     * @return its port.
+     * @throws IllegalArgumentException for a bad MTU.
+     * @throws IllegalStateException    when the address is taken.
+     */
+    public SwitchPort attach(final LinkAddress address, final int mtu)
+    {
+        if (mtu < 68 || mtu > 0xFFFF)
+        {
+            throw new IllegalArgumentException("MTU " + mtu + " is outside 68..65535");
+        }
+        if (ports.size() >= MAX_PORTS)
+        {
+            throw new IllegalStateException("a switch has at most " + MAX_PORTS + " ports");
+        }
+        if (byIpv4.containsKey(address.ipv4()))
+        {
+            throw new IllegalStateException(Ipv4Header.addressToString(address.ipv4()) + " is already attached");
+        }
+        final SwitchPort port = new SwitchPort(this, ports.size(), address, mtu, hostQueueFrames, bufferBytes,
+            HOST_RX_BYTES);
+        ports.add(port);
+        portArray = ports.toArray(new SwitchPort[0]);
+        byIpv4.put(address.ipv4(), port);
+        byLinkLocal.put(address.linkLocalLow(), port);
+        return port;
+    }
+
+    void detach(final SwitchPort port)
+    {
+        byIpv4.remove(port.address().ipv4());
+        byLinkLocal.remove(port.address().linkLocalLow());
+    }
+
+    /**
+     * Move every frame as far as the time allows: arrivals at the switch, departures from the output queues (with
+     * marking), arrivals at hosts, and queue samples, in time order (at equal times: arrivals before departures, lower
+     * port numbers first). Ports call it when polled, flushed and when their host queue is full.
+     *
+     * @param nowNs the clock's time.
+     */
+    public void advance(final long nowNs)
+    {
+        if (advancing)
+        {
+            return;
+        }
+        if (Long.MIN_VALUE == nextSampleNs)
+        {
+            firstSampleNs = nowNs;
+            nextSampleNs = nowNs;
+        }
+        if (nowNs < nextEventNs && nowNs < nextSampleNs)
+        {
+            return;
+        }
+        advancing = true;
+        try
+        {
+            run(nowNs);
+        }
+        finally
+        {
+            advancing = false;
+        }
+    }
+
+    private void run(final long nowNs)
+    {
+        final SwitchPort[] all = portArray;
+        while (true)
+        {
+            long best = Long.MAX_VALUE;
+            int kind = 0;
+            SwitchPort at = null;
+            for (final SwitchPort port : all)
+            {
+                if (!port.up.isEmpty() && port.up.headTime() < best)
+                {
+                    best = port.up.headTime();
+                    kind = 1;
+                    at = port;
+                }
+            }
+            for (final SwitchPort port : all)
+            {
+                if (!port.queue.isEmpty())
+                {
+                    final long start = Math.max(port.portFreeNs, port.queue.headTime());
+                    if (start < best)
+                    {
+                        best = start;
+                        kind = 2;
+                        at = port;
+                    }
+                }
+            }
+            if (nextSampleNs < best && nextSampleNs <= nowNs)
+            {
+                sample();
+                continue;
+            }
+            nextEventNs = best;
+            if (best > nowNs)
+            {
+                return;
+            }
+            if (1 == kind)
+            {
+                arrive(at, best);
+            }
+            else
+            {
+                depart(at, best);
+            }
+        }
+    }
+
+    private void arrive(final SwitchPort from, final long timeNs)
+    {
+        final FrameFifo up = from.up;
+        final UnsafeBuffer frame = up.buffer();
+        final int index = up.headIndex();
+        final int length = up.headLength();
+        final SwitchPort to = route(frame, index, length);
+        if (null == to)
+        {
+            from.switchCounters.increment(SwitchCounter.UNROUTABLE);
+        }
+        else
+        {
+            // The switch owns layer 2: the frame leaves with its destination host's MAC.
+            frame.putInt(index, (int)(to.address().mac() >>> 16), BIG_ENDIAN);
+            frame.putShort(index + 4, (short)to.address().mac(), BIG_ENDIAN);
+            if (to.queue.frameBytes() + length > bufferBytes ||
+                !to.queue.offer(timeNs, frame, index, length, from.number()))
+            {
+                to.switchCounters.increment(SwitchCounter.TAIL_DROPS);
+                to.switchCounters.add(SwitchCounter.TAIL_DROP_BYTES, length);
+            }
+            else if (to.queue.frameBytes() > to.maxQueueBytes)
+            {
+                to.maxQueueBytes = to.queue.frameBytes();
+            }
+        }
+        up.pop();
+    }
+
+    private void depart(final SwitchPort port, final long startNs)
+    {
+        final FrameFifo queue = port.queue;
+        final UnsafeBuffer frame = queue.buffer();
+        final int index = queue.headIndex();
+        final int length = queue.headLength();
+        // RED on what stays queued behind this frame (HPCC: the egress bytes after this frame left).
+        final long behind = queue.frameBytes() - length;
+        if (markProbability(behind) > 0 && markCe(frame, index, length, behind))
+        {
+            port.switchCounters.increment(SwitchCounter.ECN_MARKED);
+        }
+        final long doneNs = startNs + txNs(length);
+        port.portFreeNs = doneNs;
+        if (!port.down.offer(doneNs + propagationDelayNs, frame, index, length, queue.headTag()))
+        {
+            port.switchCounters.increment(SwitchCounter.HOST_RX_DROPS);
+        }
+        port.forwardedBySource[queue.headTag()] += length;
+        port.switchCounters.increment(SwitchCounter.FRAMES_FORWARDED);
+        port.switchCounters.add(SwitchCounter.BYTES_FORWARDED, length);
+        queue.pop();
+    }
+
+    /**
+     * @param queuedBytes bytes in the queue.
+     * @return the RED marking probability at that length.
+     */
+    double markProbability(final long queuedBytes)
+    {
+        if (queuedBytes <= kminBytes)
+        {
+            return 0;
+        }
+        if (queuedBytes > kmaxBytes)
+        {
+            return 1;
+        }
+        return pmax * (queuedBytes - kminBytes) / (double)(kmaxBytes - kminBytes);
+    }
+
+    /**
+     * @return the frame's EtherType, past an 802.1Q tag if it has one; {@link #ipOffset} is then where its IP header
+     *     starts.
+     */
+    private int etherType(final UnsafeBuffer frame, final int index)
+    {
+        final int outer = frame.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
+        if (EthernetHeader.TPID_8021Q == outer)
+        {
+            ipOffset = index + EthernetHeader.VLAN_LENGTH;
+            return frame.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
+        }
+        ipOffset = index + EthernetHeader.LENGTH;
+        return outer;
+    }
+
+    private boolean markCe(final UnsafeBuffer frame, final int index, final int length, final long behind)
+    {
+        final int etherType = etherType(frame, index);
+        final int ip = ipOffset;
+        if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
+        {
+            final int tos = frame.getByte(ip + Ipv4Header.TOS_OFFSET) & 0xFF;
+            if (0 == (tos & 3) || !draw(behind))
+            {
+                return false;
+            }
+            ipv4.wrap(frame, ip).tos(tos | 3).updateChecksum();
+            return true;
+        }
+        if (EthernetHeader.ETHERTYPE_IPV6 == etherType && ip + Ipv6Header.LENGTH <= index + length)
+        {
+            final int word = frame.getInt(ip, BIG_ENDIAN);
+            // Traffic class is bits 27..20 of the first word; its ECN bits are 21..20.
+            if (0 == ((word >>> 20) & 3) || !draw(behind))
+            {
+                return false;
+            }
+            frame.putInt(ip, word | (3 << 20), BIG_ENDIAN);
+            return true;
+        }
+        return false;
+    }
+
+    private boolean draw(final long behind)
+    {
+        final double p = markProbability(behind);
+        return p >= 1 || nextDouble() < p;
+    }
+
+    private double nextDouble()
+    {
+        // xorshift64* (Vigna): deterministic for the seed, allocation-free.
+        random ^= random >>> 12;
+        random ^= random << 25;
+        random ^= random >>> 27;
+        return ((random * 0x2545F4914F6CDD1DL) >>> 11) * 0x1.0p-53;
+    }
+
+    private static long mix(final long seed)
+    {
+        long z = seed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z ^= z >>> 31;
+        return 0 == z ? 1 : z;
+    }
+
+    private SwitchPort route(final UnsafeBuffer frame, final int index, final int length)
+    {
+        final int etherType = etherType(frame, index);
+        final int ip = ipOffset;
+        if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
+        {
+            return byIpv4.get(frame.getInt(ip + Ipv4Header.DESTINATION_OFFSET, BIG_ENDIAN));
+        }
+        if (EthernetHeader.ETHERTYPE_IPV6 == etherType && ip + Ipv6Header.LENGTH <= index + length)
+        {
+            final long high = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET, BIG_ENDIAN);
+            final long low = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET + 8, BIG_ENDIAN);
+            if (Gid.isIpv4Mapped(high, low))
+            {
+                return byIpv4.get((int)low);
+            }
+            if (Gid.isLinkLocal(high))
+            {
+                return byLinkLocal.get(low);
+            }
+        }
+        return null;
+    }
+
+    private void sample()
+    {
+        for (final SwitchPort port : portArray)
+        {
+            port.addSample(port.queue.frameBytes(), sampleCount, INITIAL_SAMPLES);
+        }
+        sampleCount++;
+        nextSampleNs += sampleIntervalNs;
+    }
+
+    /**
+     * @return the earliest time something is due in the switch after the last {@link #advance}: a frame reaching the
+     *     switch, leaving an output queue or reaching a host; Long.MAX_VALUE when nothing is in flight. A driver of
+     *     simulated time jumps the clock there when its engines are idle. Looks at every port.
+     */
+    public long nextEventNs()
+    {
+        long next = Long.MAX_VALUE;
+        for (final SwitchPort port : portArray)
+        {
+            if (!port.up.isEmpty())
+            {
+                next = Math.min(next, port.up.headTime());
+            }
+            if (!port.queue.isEmpty())
+            {
+                next = Math.min(next, Math.max(port.portFreeNs, port.queue.headTime()));
+            }
+            if (!port.down.isEmpty())
+            {
+                next = Math.min(next, port.down.headTime());
+            }
+        }
+        return next;
+    }
+
+    /**
+     * A host sent a frame that reaches the switch at {@code arrivalNs}.
+     */
+    void scheduled(final long arrivalNs)
+    {
+        if (arrivalNs < nextEventNs)
+        {
+            nextEventNs = arrivalNs;
+        }
+    }
+
+    /**
+     * @param frameBytes a frame's length.
+     * @return the time it takes on the wire at the line rate, ns (rounded up).
+     */
+    long txNs(final int frameBytes)
+    {
+        return (frameBytes * 8L * NS_PER_SECOND + lineRateBps - 1) / lineRateBps;
+    }
+
+    NanoClock clock()
+    {
+        return clock;
+    }
+
+    long propagationDelayNs()
+    {
+        return propagationDelayNs;
+    }
+
+    /**
+     * @return the line rate of every link, bits per second.
+     */
+    public long lineRateBps()
+    {
+        return lineRateBps;
+    }
+
+    /**
+     * @return bytes an output queue holds before it tail-drops.
+     */
+    public long bufferBytes()
+    {
+        return bufferBytes;
+    }
+
+    /**
+     * @return RED's Kmin, bytes.
+     */
+    public long kminBytes()
+    {
+        return kminBytes;
+    }
+
+    /**
+     * @return RED's Kmax, bytes.
+     */
+    public long kmaxBytes()
+    {
+        return kmaxBytes;
+    }
+
+    /**
+     * @return RED's marking probability at Kmax.
+     */
+    public double pmax()
+    {
+        return pmax;
+    }
+
+    /**
+     * @return the one-way propagation delay of each link, ns.
+     */
+    public long propagationDelay()
+    {
+        return propagationDelayNs;
+    }
+
+    /**
+     * @return simulated ns between queue samples.
+     */
+    public long sampleIntervalNs()
+    {
+        return sampleIntervalNs;
+    }
+
+    /**
+     * @return the clock time of the first sample (the first {@link #advance}), or Long.MIN_VALUE before it.
+     */
+    public long firstSampleNs()
+    {
+        return firstSampleNs;
+    }
+
+    /**
+     * @return samples taken per port.
+     */
+    public int sampleCount()
+    {
+        return sampleCount;
+    }
+
+    /**
+     * @return the attached ports, in attach order.
+     */
+    public List<SwitchPort> ports()
+    {
+        return List.copyOf(ports);
+    }
+
+    /**
+     * Settings of a {@link SimSwitch}.
+     */
+    public static final class Builder
+    {
+        private NanoClock clock;
+        private long lineRateBps = REFERENCE_RATE_BPS;
+        private long bufferBytes;
+        private long kminBytes = -1;
+        private long kmaxBytes = -1;
+        private double pmax = DEFAULT_PMAX;
+        private long propagationDelayNs = DEFAULT_PROPAGATION_DELAY_NS;
+        private int hostQueueFrames = DEFAULT_HOST_QUEUE_FRAMES;
+        private long sampleIntervalNs = DEFAULT_SAMPLE_INTERVAL_NS;
+        private long seed = 1;
+
+        private Builder()
+        {
+        }
+
+        /**
+         * @param clock the engines' clock (required).
+         * @return this.
+         */
+        public Builder clock(final NanoClock clock)
+        {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * @param bps line rate of every link, bits per second (default 25 Gb/s).
+         * @return this.
+         */
+        public Builder lineRateBps(final long bps)
+        {
+            this.lineRateBps = positive(bps, "line rate");
+            return this;
+        }
+
+        /**
+         * @param bytes bytes each output queue holds before tail drop (default four times Kmax, at least 256 KiB).
+         * @return this.
+         */
+        public Builder bufferBytes(final long bytes)
+        {
+            this.bufferBytes = positive(bytes, "buffer");
+            return this;
+        }
+
+        /**
+         * @param kmin RED's Kmin, bytes (default 100 KB per 25 Gb/s).
+         * @param kmax RED's Kmax, bytes (default 400 KB per 25 Gb/s).
+         * @param p    marking probability at Kmax, 0..1 (default 0.2).
+         * @return this.
+         */
+        public Builder red(final long kmin, final long kmax, final double p)
+        {
+            if (kmin < 0 || kmax < kmin || !(p >= 0 && p <= 1))
+            {
+                throw new IllegalArgumentException("RED needs 0 <= Kmin <= Kmax and 0 <= Pmax <= 1: Kmin " + kmin +
+                    ", Kmax " + kmax + ", Pmax " + p);
+            }
+            this.kminBytes = kmin;
+            this.kmaxBytes = kmax;
+            this.pmax = p;
+            return this;
+        }
+
+        /**
+         * @param ns one-way propagation delay of each link (default 1 µs).
+         * @return this.
+         */
+        public Builder propagationDelayNs(final long ns)
+        {
+            if (ns < 0)
+            {
+                throw new IllegalArgumentException("propagation delay must be >= 0 ns: " + ns);
+            }
+            this.propagationDelayNs = ns;
+            return this;
+        }
+
+        /**
+         * @param frames frames a host's NIC queue holds (default 32).
+         * @return this.
+         */
+        public Builder hostQueueFrames(final int frames)
+        {
+            this.hostQueueFrames = (int)positive(frames, "host queue");
+            return this;
+        }
+
+        /**
+         * @param ns simulated time between queue samples (default 10 µs).
+         * @return this.
+         */
+        public Builder sampleIntervalNs(final long ns)
+        {
+            this.sampleIntervalNs = positive(ns, "sample interval");
+            return this;
+        }
+
+        /**
+         * @param seed of RED's random numbers (default 1).
+         * @return this.
+         */
+        public Builder seed(final long seed)
+        {
+            this.seed = seed;
+            return this;
+        }
+
+        /**
+         * @return the switch.
+         * @throws IllegalArgumentException without a clock.
+         */
+        public SimSwitch build()
+        {
+            if (null == clock)
+            {
+                throw new IllegalArgumentException("a SimSwitch needs the engines' clock");
+            }
+            return new SimSwitch(this);
+        }
+
+        private static long positive(final long value, final String what)
+        {
+            if (value < 1)
+            {
+                throw new IllegalArgumentException(what + " must be positive: " + value);
+            }
+            return value;
+        }
+    }
+}
