@@ -409,10 +409,11 @@ public final class KvCacheTransfer
                     "--port, --pages, --page-size, --rounds)");
             }
         }
-        if (pages < 1 || pages > MAX_PAGES || pageSize < Long.BYTES || 0 != pageSize % Long.BYTES || (long)pages * pageSize >
-            Integer.MAX_VALUE || rounds < 1)
+        if (pages < 1 || pages > MAX_PAGES || pageSize < Long.BYTES || 0 != pageSize % Long.BYTES ||
+            (long)pages * pageSize > Integer.MAX_VALUE || rounds < 1)
         {
-            throw new IllegalArgumentException("need 1 <= pages <= " + MAX_PAGES + ", a page size that is a multiple of 8, pages x page " +
+            throw new IllegalArgumentException("need 1 <= pages <= " + MAX_PAGES +
+                ", a page size that is a multiple of 8, pages x page " +
                 "size < 2 GiB and rounds >= 1");
         }
         return new Settings(link, server, port, pages, pageSize, rounds);

@@ -191,7 +191,8 @@ public final class RdmaCmEcho
             cm.expect(id, RdmaCmEventType.ESTABLISHED, WAIT_NS);
             for (int i = 0; i < count; i++)
             {
-                final byte[] line = ("line " + i + ": the quick brown fox jumps over the lazy dog " + "#".repeat(i % 50))
+                final byte[] line = ("line " + i + ": the quick brown fox jumps over the lazy dog " +
+                    "#".repeat(i % 50))
                     .getBytes(StandardCharsets.US_ASCII);
                 endpoint.outbox.buffer().putBytes(0, line);
                 endpoint.send(line.length, "line " + i);

@@ -1,6 +1,5 @@
 package org.roce4j.interop;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

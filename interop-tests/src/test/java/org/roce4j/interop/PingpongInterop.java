@@ -94,7 +94,8 @@ final class PingpongInterop
         {
             // QEMU's hostfwd accepted and then closed the connection before the guest's server had it (see
             // RxePeer.tcpConnect); roce pingpong, as ibv_rc_pingpong, does not retry, so the harness does.
-            System.out.println("[pingpong-reconnect] " + name + ": " + roce.err().trim() + " (attempt " + attempt + ")");
+            System.out.println("[pingpong-reconnect] " + name + ": " + roce.err().trim() + " (attempt " + attempt +
+                ")");
             roce = runRoce(args);
         }
         final int rxeExit;

@@ -18,7 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "incast", "devinfo",
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "incast",
+        "devinfo",
         "gids", "conform");
 
     @Test

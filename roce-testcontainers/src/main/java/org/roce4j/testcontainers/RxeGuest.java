@@ -90,7 +90,8 @@ public final class RxeGuest extends RxeCommands implements AutoCloseable
      * @param tcpPorts       console, diag and QMP ports on 127.0.0.1 when {@code socketDir} is null.
      * @param hostPorts      guest TCP port to the host port forwarded to it.
      */
-    public record Ports(int linkPort, int guestDgramPort, Path socketDir, int[] tcpPorts, Map<Integer, Integer> hostPorts)
+    public record Ports(
+        int linkPort, int guestDgramPort, Path socketDir, int[] tcpPorts, Map<Integer, Integer> hostPorts)
     {
         /** Index of each channel in {@link #tcpPorts()}. */
         static final int CONSOLE = 0;

@@ -18,7 +18,8 @@ class FlagNamesTest
     void accessFlags()
     {
         assertEquals("none", AccessFlags.toString(0));
-        assertEquals("LOCAL_WRITE|REMOTE_READ", AccessFlags.toString(AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE));
+        assertEquals("LOCAL_WRITE|REMOTE_READ",
+            AccessFlags.toString(AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE));
         assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|FLUSH_GLOBAL|FLUSH_PERSISTENT|" +
             "REMOTE_INVALIDATE",
             AccessFlags.toString(AccessFlags.ALL_MR));

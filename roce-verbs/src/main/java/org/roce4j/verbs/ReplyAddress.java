@@ -5,7 +5,6 @@ import java.nio.ByteOrder;
 import org.agrona.DirectBuffer;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;

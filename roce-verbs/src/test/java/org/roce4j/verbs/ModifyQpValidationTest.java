@@ -150,13 +150,25 @@ class ModifyQpValidationTest
             Arguments.of(QpState.INIT, RC_RTR, tweak(a -> a.ahAttr.portNum(2)), IllegalArgumentException.class,
                 "port_num must be 1 (a roce4j device has one port), got 2"),
             Arguments.of(QpState.RESET, STATE | PKEY_INDEX | PORT | ACCESS_FLAGS,
-                tweak(a -> { a.qpState = QpState.INIT; a.pkeyIndex = 1; }), IllegalArgumentException.class,
+                tweak(a ->
+                {
+                    a.qpState = QpState.INIT;
+                    a.pkeyIndex = 1;
+                }), IllegalArgumentException.class,
                 "pkey_index must be 0 (the P_Key table holds only the default P_Key 0xFFFF), got 1"),
             Arguments.of(QpState.RESET, STATE | PKEY_INDEX | PORT | ACCESS_FLAGS,
-                tweak(a -> { a.qpState = QpState.INIT; a.portNum = 2; }), IllegalArgumentException.class,
+                tweak(a ->
+                {
+                    a.qpState = QpState.INIT;
+                    a.portNum = 2;
+                }), IllegalArgumentException.class,
                 "port_num must be 1 (a roce4j device has one port), got 2"),
             Arguments.of(QpState.RESET, STATE | PKEY_INDEX | PORT | ACCESS_FLAGS,
-                tweak(a -> { a.qpState = QpState.INIT; a.qpAccessFlags = 0x40; }), IllegalArgumentException.class,
+                tweak(a ->
+                {
+                    a.qpState = QpState.INIT;
+                    a.qpAccessFlags = 0x40;
+                }), IllegalArgumentException.class,
                 "unknown qp_access_flags bits 0x40"),
             Arguments.of(QpState.INIT, RC_RTR | ALT_PATH, tweak(a -> { }), IllegalArgumentException.class,
                 "ALT_PATH: alternate paths and automatic path migration are not supported on RoCE"),

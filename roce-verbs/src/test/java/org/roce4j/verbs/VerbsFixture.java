@@ -19,7 +19,6 @@ import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.addr.Mac;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

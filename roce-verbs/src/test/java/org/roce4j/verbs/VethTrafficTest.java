@@ -770,7 +770,8 @@ class VethTrafficTest
                 final int message = (int)number;
                 assertTrue(!seen[message], name + ": UD datagram " + message + " arrived twice");
                 seen[message] = true;
-                assertEquals(WorkCompletion.GRH_BYTES + peer.udLength[message], wc.byteLen(), name + ": UD datagram " + message);
+                assertEquals(WorkCompletion.GRH_BYTES + peer.udLength[message], wc.byteLen(), name + ": UD datagram " +
+                    message);
                 assertBytes(peer.udSource.buffer(), peer.udOffset[message], area, at, peer.udLength[message],
                     name + ": UD datagram " + message);
             }

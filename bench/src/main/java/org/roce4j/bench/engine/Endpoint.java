@@ -21,7 +21,8 @@ import org.roce4j.verbs.RecvWorkRequest;
 
 /**
  * One side of a benchmark: an INVOKER-mode device with a progress group of its own (so one thread drives it and
- * nothing else) or shared with the other side (one thread drives both), one protection domain, one send and one receive CQ shared by all its QPs, and one registered
+ * nothing else) or shared with the other side (one thread drives both), one protection domain, one send and one
+ * receive CQ shared by all its QPs, and one registered
  * buffer every QP uses.
  *
  * <p>Threading: built and torn down by the thread that opens the {@link RcPair}; in between exactly one

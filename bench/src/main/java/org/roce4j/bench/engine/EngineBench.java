@@ -110,7 +110,8 @@ public final class EngineBench
     {
         final StringBuilder out = new StringBuilder();
         final ThroughputRun.Result bw = figures.writeBandwidth();
-        out.append(String.format(Locale.ROOT, "WRITE 64 KiB, 1 QP x %d: %.2f GB/s (goal %.1f); memcpy 64 KiB %.2f GB/s " +
+        out.append(String.format(Locale.ROOT,
+            "WRITE 64 KiB, 1 QP x %d: %.2f GB/s (goal %.1f); memcpy 64 KiB %.2f GB/s " +
             "(ratio %.2f); %.0f ns/msg, %.0f CPU ns/msg, peak %.2f GB/s; retransmitted %d, link drops %d%n", DEPTH,
             bw.bytesPerSecond() / 1e9, GOAL_BYTES_PER_SECOND / 1e9, figures.memcpyBytesPerSecond() / 1e9,
             bw.bytesPerSecond() / figures.memcpyBytesPerSecond(), bw.nsPerMessage(), bw.cpuNsPerMessage(),
@@ -118,7 +119,8 @@ public final class EngineBench
         for (final ThroughputRun.Result rate : new ThroughputRun.Result[] {figures.writeRate(),
             figures.writeRateMultiQp()})
         {
-            out.append(String.format(Locale.ROOT, "WRITE 64 B, %d QP x %d: %.2f M msgs/s (goal %.1f); ring hand-off %.2f " +
+            out.append(String.format(Locale.ROOT,
+                "WRITE 64 B, %d QP x %d: %.2f M msgs/s (goal %.1f); ring hand-off %.2f " +
                 "M frames/s (ratio %.2f); %.0f ns/msg, %.0f CPU ns/msg, peak %.2f M msgs/s%n", rate.qps(), DEPTH,
                 rate.messagesPerSecond() / 1e6, GOAL_MESSAGES_PER_SECOND / 1e6, figures.ringFramesPerSecond() / 1e6,
                 rate.messagesPerSecond() / figures.ringFramesPerSecond(), rate.nsPerMessage(),
@@ -126,7 +128,8 @@ public final class EngineBench
         }
         final LatencyRun.Result lat = figures.sendLatency();
         final Histogram ring = figures.ringRoundTrips();
-        out.append(String.format(Locale.ROOT, "SEND/RECV 64 B round trip: p50 %.2f us p99 %.2f us p99.9 %.2f us (goal p50 " +
+        out.append(String.format(Locale.ROOT,
+            "SEND/RECV 64 B round trip: p50 %.2f us p99 %.2f us p99.9 %.2f us (goal p50 " +
             "%.1f), %d samples; ring round trip p50 %.2f us p99 %.2f us%n", lat.percentileUs(50),
             lat.percentileUs(99), lat.percentileUs(99.9), GOAL_P50_US, lat.samples(),
             ring.getValueAtPercentile(50) / 1e3, ring.getValueAtPercentile(99) / 1e3));

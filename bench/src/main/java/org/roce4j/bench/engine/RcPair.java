@@ -10,7 +10,6 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.wire.addr.Gid;
 
 /**
  * The RC-pair harness of every engine-level benchmark: two endpoints (roce4j devices) over any pair of links, with N

@@ -23,7 +23,6 @@ import org.roce4j.ib.WrOpcode;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
-import org.roce4j.wire.addr.Gid;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;

@@ -43,7 +43,6 @@ import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
-import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
@@ -818,7 +817,7 @@ public final class RdmaCm implements AutoCloseable
 
         /**
          * One round: commands from other threads, MADs from QP1, due timers.
-         * 
+         *
          * @return work done.
          */
         public int doWork()

@@ -90,7 +90,8 @@ public final class RdmaCmId
      * Set the IP type of service (IPv4 TOS / IPv6 traffic class) of the connection, as librdmacm's
      * {@code rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos)}: before {@link #connect} it goes into the
      * REQ's path (Primary Traffic Class), which both sides' QPs then use; on a listening identifier it is what the
-     * connections it accepts use instead of the REQ's. Unset, the REQ carries 0 and accepted connections take the REQ's.
+     * connections it accepts use instead of the REQ's. Unset, the REQ carries 0 and accepted connections take the
+     * REQ's.
      *
      * @param typeOfService 0..255.
      * @return this.
@@ -673,7 +674,7 @@ public final class RdmaCmId
         /**
          * Active side: REP received: INIT/RTR/RTS with its values, then the RTU (cma_rep_recv); on failure REJ
          * 28 and CONNECT_ERROR.
-         * 
+         *
          * @param c the connection.
          */
         public void onReply(final CmConnection c)
@@ -700,7 +701,7 @@ public final class RdmaCmId
 
         /**
          * ESTABLISHED, with the REP's private data on the active side.
-         * 
+         *
          * @param c the connection.
          */
         public void onEstablished(final CmConnection c)
@@ -714,7 +715,7 @@ public final class RdmaCmId
 
         /**
          * REJ received: the QP goes to the error state, then REJECTED with the reason as status.
-         * 
+         *
          * @param c the connection.
          */
         public void onRejected(final CmConnection c)
@@ -730,7 +731,7 @@ public final class RdmaCmId
 
         /**
          * No answer after every retry: UNREACHABLE (REQ, REP) or DISCONNECTED with -ETIMEDOUT (DREQ).
-         * 
+         *
          * @param c        the connection.
          * @param timedOut the state that timed out.
          */
@@ -754,7 +755,7 @@ public final class RdmaCmId
 
         /**
          * DREQ received: QP to error, DISCONNECTED; the CM sends the DREP when this returns.
-         * 
+         *
          * @param c the connection.
          */
         public void onDisconnectRequest(final CmConnection c)
@@ -768,7 +769,7 @@ public final class RdmaCmId
 
         /**
          * DREP received: DISCONNECTED.
-         * 
+         *
          * @param c the connection.
          */
         public void onDisconnectReply(final CmConnection c)
@@ -780,7 +781,7 @@ public final class RdmaCmId
 
         /**
          * TimeWait over: TIMEWAIT_EXIT.
-         * 
+         *
          * @param c the connection.
          */
         public void onTimewaitExit(final CmConnection c)

@@ -44,7 +44,8 @@ public final class RequesterScenarios
      */
     public static List<Scenario> all()
     {
-        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(), readResponseIntegrity(),
+        return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(),
+            readResponseIntegrity(),
             readResponseTooLong(), impliedNak());
     }
 

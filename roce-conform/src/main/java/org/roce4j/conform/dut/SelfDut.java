@@ -154,7 +154,8 @@ public final class SelfDut implements Dut
         setup.toRts(qp, SQ_PSN, QpInfo.of(0, peer.qpn(), peer.psn(), Gid.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow()));
         return new DutQp(type, ADDRESS, qp.qpNum(), SQ_PSN, Mtu.MTU_256.bytes(), region.iova(), region.rkey(),
-            REGION_BYTES, restricted.iova(), restricted.rkey(), RESTRICTED_BYTES, TIMEOUT, QpSetup.DEFAULT_RETRY, MIN_RNR_TIMER,
+            REGION_BYTES, restricted.iova(), restricted.rkey(), RESTRICTED_BYTES, TIMEOUT, QpSetup.DEFAULT_RETRY,
+                MIN_RNR_TIMER,
             setup.qkey());
     }
 
@@ -196,7 +197,8 @@ public final class SelfDut implements Dut
             for (int i = 0; i < n; i++)
             {
                 final WorkCompletion wc = batch[i];
-                out.add(new DutCompletion(wc.wrId(), wc.status(), wc.byteLen(), null != wc.opcode() && wc.opcode().verbsValue() >= RECEIVE_OPCODES));
+                out.add(new DutCompletion(wc.wrId(), wc.status(), wc.byteLen(), null != wc.opcode() &&
+                    wc.opcode().verbsValue() >= RECEIVE_OPCODES));
             }
         }
         return out;

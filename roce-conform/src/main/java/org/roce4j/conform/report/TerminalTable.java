@@ -39,7 +39,8 @@ public final class TerminalTable
     public void header(final String dut, final String profile)
     {
         out.println("roce conform: DUT " + dut + ", profile " + profile);
-        out.println(String.format("%-" + NAME_WIDTH + "s %-" + SECTION_WIDTH + "s %-9s %s", "scenario", "IBA", "verdict", "reason"));
+        out.println(String.format("%-" + NAME_WIDTH + "s %-" + SECTION_WIDTH + "s %-9s %s", "scenario", "IBA",
+            "verdict", "reason"));
         out.flush();
     }
 

@@ -12,7 +12,8 @@ import org.roce4j.transport.cc.CongestionControl.Param;
  *
  * <p>State: no rate limiter until the first CNP (the QP sends at line rate); then current rate Rc, target rate Rt
  * (bits per second), alpha (0..1023, fixed point with 10 fractional bits, updated with 10 more), the timer and
- * byte-counter stage counts T and BC, and three periodic events on a grid that starts at the first CNP or the last decrease.
+ * byte-counter stage counts T and BC, and three periodic events on a grid that starts at the first CNP or the last
+ * decrease.
  * <ol>
  *   <li><b>First CNP</b>: a limiter is allocated: Rc = Rt = {@code rate_to_set_on_first_cnp} (0: line rate), alpha =
  *   {@code initial_alpha_value}; the alpha update runs every {@code dce_tcp_rtt} from now and the rate-decrease check

@@ -1,6 +1,5 @@
 package org.roce4j.transport.engine;
 
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.AhOps;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.Ipv4Header;

@@ -31,7 +31,8 @@ final class MemoryRegionEntry implements MrOps
      * @param memory   the bytes (its capacity is the region's length).
      */
     MemoryRegionEntry(
-        final int lkey, final int rkey, final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
+        final int lkey, final int rkey, final long iova, final int access, final int pdHandle,
+            final UnsafeBuffer memory)
     {
         this.lkey = lkey;
         this.rkey = rkey;

@@ -59,7 +59,8 @@ final class MrTable
      * @throws IllegalArgumentException when a key is 0 or already used.
      */
     public MemoryRegionEntry registerWithKeys(
-        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey, final int rkey)
+        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey,
+            final int rkey)
     {
         if (0 == lkey || 0 == rkey || byLkey.containsKey(lkey) || byRkey.containsKey(rkey))
         {

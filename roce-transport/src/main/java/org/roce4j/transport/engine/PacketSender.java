@@ -51,7 +51,8 @@ final class PacketSender
      * @param maxPayload the most payload bytes that will follow.
      * @return false when the link has no room (counted); nothing was claimed.
      */
-    boolean begin(final AddressVector address, final Opcode opcode, final int destQp, final int psn, final int maxPayload)
+    boolean begin(final AddressVector address, final Opcode opcode, final int destQp, final int psn,
+        final int maxPayload)
     {
         final int maxLength = MAX_OUTER_HEADERS + opcode.headerLength() + maxPayload + MAX_PAD + Icrc.LENGTH;
         final int index = link.tryClaim(maxLength);

@@ -211,7 +211,8 @@ final class Responder
                     if (QpType.RC == qp.type)
                     {
                         counters.increment(TransportCounter.NAK_RNR_SENT);
-                        acks.sendAckNow(qp, AethHeader.TYPE_RNR_NAK | (qp.attributes.minRnrTimer & AethHeader.VALUE_MASK),
+                        acks.sendAckNow(qp,
+                            AethHeader.TYPE_RNR_NAK | (qp.attributes.minRnrTimer & AethHeader.VALUE_MASK),
                             psn);
                     }
                     else

@@ -382,7 +382,8 @@ final class RoceEngine implements Agent
      * @return the region.
      */
     public MemoryRegionEntry registerMemoryWithKeys(
-        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey, final int rkey)
+        final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey,
+            final int rkey)
     {
         return mrTable.registerWithKeys(iova, access, pdHandle, memory, lkey, rkey);
     }

@@ -285,7 +285,8 @@ public final class LinkSpec
         try
         {
             return new NeighbourPolicy(intOption("arp-retries", d.requests(), 1, 100),
-                intOption("arp-interval-ms", d.intervalMs(), 1, 60_000), intOption("arp-queue", d.heldFrames(), 0, 4096),
+                intOption("arp-interval-ms", d.intervalMs(), 1, 60_000), intOption("arp-queue", d.heldFrames(), 0,
+                    4096),
                 intOption("neighbours", d.neighbours(), 1, 4096));
         }
         catch (final IllegalArgumentException ex)

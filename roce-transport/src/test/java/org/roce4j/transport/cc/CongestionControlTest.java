@@ -48,7 +48,8 @@ class CongestionControlTest
     {
         assertFalse(CongestionControl.parse("none").enabled());
         assertTrue(CongestionControl.parse("dcqcn").enabled());
-        final CongestionControl cc = CongestionControl.parse(" DCQCN, rpg_time_reset=1200 ,rpg_ai_rate=1,rpg_hai_rate=10");
+        final CongestionControl cc =
+            CongestionControl.parse(" DCQCN, rpg_time_reset=1200 ,rpg_ai_rate=1,rpg_hai_rate=10");
         assertEquals(1200, cc.get(Param.RPG_TIME_RESET));
         assertEquals(1, cc.get(Param.RPG_AI_RATE));
         assertEquals(10, cc.get(Param.RPG_HAI_RATE));

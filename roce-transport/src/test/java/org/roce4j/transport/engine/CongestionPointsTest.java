@@ -212,7 +212,8 @@ class CongestionPointsTest
         final EnginePair.Connection c = pair.connect(QpType.RC, Mtu.MTU_1024, attr -> {});
         final TestLink linkA = pair.testLinkA();
         linkA.inject(Frames.cnp(EnginePair.ADDRESS_B, EnginePair.ADDRESS_A, 0x7777));
-        linkA.inject(Frames.cnp(new LinkAddress(EnginePair.ADDRESS_B.mac(), Ipv4Header.parseAddress("10.0.0.9")), EnginePair.ADDRESS_A, c.qpA.qpn()));
+        linkA.inject(Frames.cnp(new LinkAddress(EnginePair.ADDRESS_B.mac(), Ipv4Header.parseAddress("10.0.0.9")),
+            EnginePair.ADDRESS_A, c.qpA.qpn()));
         linkA.inject(Frames.cnp(EnginePair.ADDRESS_B, EnginePair.ADDRESS_A, c.qpA.qpn()));
         pair.runUntil(() -> 0 == linkA.pending(), 100);
         assertEquals(2, pair.a.counters().get(TransportCounter.RP_CNP_IGNORED));

@@ -13,7 +13,6 @@ import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcStatus;
-import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.wire.Opcode;

@@ -13,8 +13,6 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
-import org.roce4j.ib.WrOpcode;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
 import org.roce4j.wire.addr.Gid;
 

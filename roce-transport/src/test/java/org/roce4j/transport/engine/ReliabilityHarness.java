@@ -25,7 +25,6 @@ import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.fault.FaultInjector;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.transport.link.memory.MemoryLink;

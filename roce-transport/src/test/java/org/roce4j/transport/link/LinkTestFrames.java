@@ -218,7 +218,8 @@ public final class LinkTestFrames
      * @param done      the condition.
      * @param what      described in the failure message.
      */
-    public static void pollUntil(final Link link, final Collector collector, final BooleanSupplier done, final String what)
+    public static void pollUntil(final Link link, final Collector collector, final BooleanSupplier done,
+        final String what)
     {
         pollUntil(link, collector, null, done, what);
     }

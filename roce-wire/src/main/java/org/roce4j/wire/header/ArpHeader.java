@@ -1,7 +1,6 @@
 package org.roce4j.wire.header;
 
 import org.agrona.MutableDirectBuffer;
-import org.roce4j.wire.header.HeaderFlyweight;
 
 /**
  * ARP for IPv4 over Ethernet (RFC 826), the only ARP a RoCEv2 link needs.

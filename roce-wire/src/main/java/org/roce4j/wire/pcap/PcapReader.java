@@ -118,7 +118,8 @@ public final class PcapReader implements AutoCloseable
             {
                 order = ByteOrder.BIG_ENDIAN;
             }
-            else if (PCAP_MAGIC_MICROS == Integer.reverseBytes(first) || PCAP_MAGIC_NANOS == Integer.reverseBytes(first))
+            else if (PCAP_MAGIC_MICROS == Integer.reverseBytes(first) ||
+                PCAP_MAGIC_NANOS == Integer.reverseBytes(first))
             {
                 order = ByteOrder.LITTLE_ENDIAN;
             }

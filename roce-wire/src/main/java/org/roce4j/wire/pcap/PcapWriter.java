@@ -74,7 +74,8 @@ public final class PcapWriter implements AutoCloseable
      * @param timestampNs capture time in nanoseconds since the epoch.
      * @throws IOException when it cannot be written.
      */
-    public synchronized void write(final DirectBuffer buffer, final int offset, final int length, final long timestampNs)
+    public synchronized void write(final DirectBuffer buffer, final int offset, final int length,
+        final long timestampNs)
         throws IOException
     {
         final long seconds = timestampNs / 1_000_000_000L;

@@ -582,7 +582,8 @@ public final class MemoryLink implements Link
         }
 
         /** {@inheritDoc} */
-        public boolean onRecord(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+        public boolean onRecord(final int msgTypeId, final MutableDirectBuffer buffer, final int index,
+            final int length)
         {
             budget--;
             if (TYPE_FRAME == msgTypeId)

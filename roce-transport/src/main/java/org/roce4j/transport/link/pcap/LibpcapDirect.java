@@ -163,7 +163,9 @@ final class LibpcapDirect
         return 0 == pcap_sendpacket(pcap, address, length);
     }
 
+    // CHECKSTYLE:OFF:MethodName - JNA direct mapping: each Java name is the C symbol it binds.
     private static native int pcap_next_ex(long pcap, long headerOut, long dataOut);
 
     private static native int pcap_sendpacket(long pcap, long buffer, int size);
+    // CHECKSTYLE:ON:MethodName
 }

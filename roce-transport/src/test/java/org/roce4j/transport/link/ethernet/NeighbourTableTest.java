@@ -158,9 +158,11 @@ class NeighbourTableTest
     void learnsUnknownNeighboursOnlyWhenAskedTo()
     {
         assertFalse(table.learn(PEER.high(), PEER.low(), PEER_MAC, false));
-        assertEquals(NeighbourState.UNKNOWN, table.state(PEER.high(), PEER.low()), "an unsolicited answer adds nothing");
+        assertEquals(NeighbourState.UNKNOWN, table.state(PEER.high(), PEER.low()),
+            "an unsolicited answer adds nothing");
         assertTrue(table.learn(PEER.high(), PEER.low(), PEER_MAC, true));
-        assertEquals(NeighbourState.REACHABLE, table.state(PEER.high(), PEER.low()), "a request for us adds its sender");
+        assertEquals(NeighbourState.REACHABLE, table.state(PEER.high(), PEER.low()),
+            "a request for us adds its sender");
         table.learn(PEER.high(), PEER.low(), PEER_MAC + 1, false);
         assertEquals(PEER_MAC + 1, table.lookup(PEER.high(), PEER.low()), "a later announcement updates a known peer");
     }

@@ -43,7 +43,8 @@ class SimSwitchTest
     {
         final int index = from.tryClaim(FRAME);
         assertTrue(index >= 0, "host queue full");
-        final RoceFrameBuilder b = new RoceFrameBuilder().wrap(from.sendBuffer(), index).ethernet(0, from.address().mac())
+        final RoceFrameBuilder b = new RoceFrameBuilder().wrap(from.sendBuffer(), index).ethernet(0,
+            from.address().mac())
             .ipv4(from.address().ipv4(), to.ipv4(), tos, 64).udp(0xC000).bth(Opcode.RC_SEND_ONLY, 0x11, 1);
         // 14 Ethernet + 20 IP + 8 UDP + 12 BTH + payload + 4 ICRC = 1250.
         b.payloadLength(FRAME - 58);

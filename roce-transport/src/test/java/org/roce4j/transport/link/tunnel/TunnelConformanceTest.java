@@ -10,7 +10,6 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkConformanceSuite;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.addr.Mac;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * Link conformance over the Ethernet-in-UDP tunnel: two tunnel links on loopback, each the other's peer (as a QEMU
