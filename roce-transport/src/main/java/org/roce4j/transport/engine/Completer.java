@@ -21,8 +21,8 @@ import org.roce4j.wire.header.AethHeader;
  *
  * <p>Each response runs the state machine of {@link State} against the oldest outstanding WQE:
  * <pre>
- *   GET_WQE -&gt; CHECK_PSN -&gt; CHECK_ACK -&gt; READ | ATOMIC | WRITE_SEND -&gt; COMP_ACK -&gt; UPDATE_COMP -&gt;
- * DONE
+ *   GET_WQE -&gt; CHECK_PSN -&gt; CHECK_ACK -&gt; READ | ATOMIC | WRITE_SEND -&gt; COMP_ACK -&gt; UPDATE_COMP
+ *                                                                          -&gt; DONE
  *                  |              \-&gt; ERROR_RETRY (PSN-sequence NAK) | RNR_RETRY (RNR NAK) | ERROR (other NAKs)
  *                  \-&gt; COMP_WQE -&gt; GET_WQE   (a later PSN implicitly acknowledges a pending SEND/WRITE)
  * </pre>

@@ -28,8 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * kernel resolves the pcap link's address the same way, which the link's Neighbor Discovery agent answers. Frames go
  * to the udp link with UDP checksum 0 (as rxe sends them; the udp link accepts them as rxe's own socket does), are
  * echoed back through the kernel (the udp link rewrites the IPv6 source and UDP port and updates the ICRC), and the
- * pcap
- * link, which sees the real bytes, finds every echo's ICRC valid and its flow label 0.
+ * pcap link, which sees the real bytes, finds every echo's ICRC valid and its flow label 0.
  */
 class Ipv6UdpToPcapTest
 {
