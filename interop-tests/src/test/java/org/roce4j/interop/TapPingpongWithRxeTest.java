@@ -1,6 +1,7 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,9 @@ class TapPingpongWithRxeTest
     /** The pcap link's own MAC in {@link #pcapLinkWithItsOwnMac}: locally administered, made from its address. */
     private static final long PCAP_MAC = Mac.ofIpv4(Ipv4Header.parseAddress(PCAP_IP));
 
+    /** The fault profile's seed, printed with each case. */
+    private static final long FAULT_SEED = 0x5EED;
+
     private RxePeer peer;
 
     @ParameterizedTest(name = "udp link, {0} B, roce4j as {1}")
@@ -60,6 +64,31 @@ class TapPingpongWithRxeTest
         final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP + ",mac=" +
             Mac.toString(PCAP_MAC);
         checkPcapRun(run("pcap-ownmac-" + size + "-" + role, spec, PCAP_IP, size, role), PCAP_MAC);
+    }
+
+    @ParameterizedTest(name = "{0} link under the fault profile, 4096 B, roce4j as {1}")
+    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
+    void faultProfile(final String link, final String role) throws IOException
+    {
+        final String address = "udp".equals(link) ? peer.tapNetwork().hostAddress() : PCAP_IP;
+        final String spec = "udp".equals(link) ? "udp:" + address : "pcap:" + peer.tapNetwork().tap() + ",ip=" +
+            PCAP_IP + ",mac=" + Mac.toString(PCAP_MAC);
+        final String faults = InjectedFaults.PINGPONG_PROFILE + ";seed=" + FAULT_SEED;
+        assertEquals(PATH_MTU, peer.ready().activeMtu());
+        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
+        final String name = "TapPingpongWithRxeTest-faults-" + link + "-" + role;
+        System.out.println("[tap-pingpong] " + name + ": --faults '" + faults + "'");
+        final TapPingpong.Outcome outcome = "client".equals(role) ?
+            TapPingpong.roceAsClient(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults) :
+            TapPingpong.roceAsServer(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults);
+        final Map<String, Long> injected = InjectedFaults.parse(outcome.roceErrors());
+        for (final String kind : new String[] {"drop", "dup", "reorder", "corrupt"})
+        {
+            assertTrue(InjectedFaults.total(injected, kind) > 0, kind + " never injected: " + injected);
+        }
+        System.out.println("[tap-pingpong] " + name + ": injected " + injected + "; " + outcome.usecPerIter() +
+            " usec/iter, " + outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
+            outcome.rxeCounters());
     }
 
     @Test
