@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -46,8 +44,6 @@ class Ipv6WithRxeTest
     private static final int ROCE_GLOBAL = 2;
     private static final int ITERATIONS = 1000;
     private static final int PINGS = 100;
-    /** Where rxe keeps its GID table (one file per index) and each entry's type. */
-    private static final String PORT_SYSFS = "/sys/class/infiniband/rxe0/ports/1";
 
     private RxePeer peer;
 
@@ -148,31 +144,9 @@ class Ipv6WithRxeTest
     private GidChoice choose(final String kind) throws IOException
     {
         peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
-        final String want = "link-local".equals(kind) ?
-            Gid.linkLocal(peer.ready().mac()).toSysfsString() : Gid.parse(GUEST_IPV6).toSysfsString();
-        // rxe adds the GID from the address notifier, asynchronously: poll its table (sysfs) for a RoCE v2 entry.
-        final RxePeer.Result table = peer.run("timeout 20 sh -c 'until grep -lx " + want + " " + PORT_SYSFS +
-            "/gids/* >/dev/null 2>&1; do usleep 50000; done'; cd " + PORT_SYSFS + " && for i in $(grep -L -x " +
-            "0000:0000:0000:0000:0000:0000:0000:0000 gids/* | sed 's,.*/,,' | sort -n); do " +
-            "echo \"$i $(cat gids/$i) $(cat gid_attrs/types/$i 2>/dev/null)\"; done",
-            Duration.ofSeconds(40));
-        final Map<Integer, String> entries = new TreeMap<>();
-        int index = -1;
-        for (final String line : table.output().lines().toList())
-        {
-            final String[] f = line.trim().split(" ", 3);
-            if (3 == f.length && f[0].matches("\\d+"))
-            {
-                entries.put(Integer.parseInt(f[0]), f[1] + " " + f[2]);
-                if (want.equals(f[1]) && "RoCE v2".equals(f[2]) && index < 0)
-                {
-                    index = Integer.parseInt(f[0]);
-                }
-            }
-        }
-        assertTrue(index >= 0, "rxe has no RoCE v2 GID " + want + "; its table: " + entries + "\n" + table.output());
+        final Gid gid = "link-local".equals(kind) ? Gid.linkLocal(peer.ready().mac()) : Gid.parse(GUEST_IPV6);
         final GidChoice gids = new GidChoice("IPv6 " + kind, "link-local".equals(kind) ? ROCE_LINK_LOCAL :
-            ROCE_GLOBAL, index, ",ip=" + LINK_IPV6);
+            ROCE_GLOBAL, GidChoice.guestGidIndex(peer, gid), ",ip=" + LINK_IPV6, gid);
         peer.useGids(gids);
         return gids;
     }

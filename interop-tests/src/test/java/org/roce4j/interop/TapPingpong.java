@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.cli.RoceCommand;
+import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -114,7 +115,7 @@ final class TapPingpong
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
-        final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        final TapCapture capture = TapCapture.start(network, peer.ready().mac(), name);
         peer.noteCapture(capture.file());
         final Process roce;
         final int rxeExit;
@@ -123,7 +124,7 @@ final class TapPingpong
             peer.kill("pp");
             peer.start("pp", "ibv_rc_pingpong " + cOptions(peer, size, mtu, iters));
             peer.awaitGuestListening(PingpongInterop.PINGPONG_PORT, Duration.ofSeconds(60));
-            final List<String> args = roceArgs(linkSpec, size, mtu, iters, faults);
+            final List<String> args = roceArgs(peer, linkSpec, size, mtu, iters, faults);
             args.add(peer.options().guestAddress());
             roce = startRoce(network, name, args);
             awaitExit(peer, roce, name);
@@ -170,13 +171,13 @@ final class TapPingpong
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
-        final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        final TapCapture capture = TapCapture.start(network, peer.ready().mac(), name);
         peer.noteCapture(capture.file());
         Process roce = null;
         final int rxeExit;
         try
         {
-            roce = startRoce(network, name, roceArgs(linkSpec, size, mtu, iters, faults));
+            roce = startRoce(network, name, roceArgs(peer, linkSpec, size, mtu, iters, faults));
             peer.kill("pp");
             // The Java server may not listen yet (a JVM is starting): the C client retries its connect for 60 s.
             peer.start("pp", "i=0; while [ $i -lt 600 ]; do ibv_rc_pingpong " + cOptions(peer, size, mtu, iters) +
@@ -199,13 +200,14 @@ final class TapPingpong
 
     private static String cOptions(final RxePeer peer, final int size, final int mtu, final int iters)
     {
-        return "-g " + peer.ready().ipv4GidIndex() + " -s " + size + " -n " + iters + " -c -m " + mtu;
+        return "-g " + peer.gids().guestGidIndex() + " -s " + size + " -n " + iters + " -c -m " + mtu;
     }
 
     private static List<String> roceArgs(
-        final String linkSpec, final int size, final int mtu, final int iters, final String faults)
+        final RxePeer peer, final String linkSpec, final int size, final int mtu, final int iters, final String faults)
     {
-        final List<String> args = new ArrayList<>(List.of("pingpong", "--link", linkSpec, "-g", "1",
+        final List<String> args = new ArrayList<>(List.of("pingpong", "--link", linkSpec,
+            "-g", Integer.toString(peer.gids().roceGidIndex()),
             "-s", Integer.toString(size), "-n", Integer.toString(iters), "-m", Integer.toString(mtu), "-c",
             "--timeout", Integer.toString(SILENCE_TIMEOUT_MS)));
         if (null != faults)
@@ -286,8 +288,8 @@ final class TapPingpong
         assertFalse(roceOut.contains("invalid data"), "-c check failed on the roce4j side\n" + context);
         assertFalse(rxeOut.contains("invalid data"), "-c check failed on rxe's side\n" + context);
         // Each side prints its own GID and the peer's: the addresses really used on the tap.
-        final String roceGid = "::ffff:" + roceIp;
-        final String guestGid = "::ffff:" + peer.options().guestAddress();
+        final String roceGid = Gid.parse(roceIp).toString();
+        final String guestGid = peer.gids().guestGid().toString();
         assertEquals(roceGid, gid(roceOut, "local"), "roce4j's address\n" + context);
         assertEquals(guestGid, gid(roceOut, "remote"), "rxe's address as roce4j saw it\n" + context);
         assertEquals(guestGid, gid(rxeOut, "local"), "rxe's address\n" + context);
