@@ -68,10 +68,13 @@ final class PerftestInterop
     /**
      * What one run looked like.
      *
-     * @param recovery roce4j's recovery counters, e.g. {@code retransmit_timeouts=1 packets_retransmitted=12}, or
-     *                 empty when nothing had to be recovered.
+     * @param recovery   roce4j's recovery counters, e.g. {@code retransmit_timeouts=1 packets_retransmitted=12}, or
+     *                   empty when nothing had to be recovered.
+     * @param roceErrors roce perf's standard error: its counters, and the faults it injected when its link was
+     *                   faulty.
      */
-    record Outcome(String roceOutput, String rxeOutput, long frames, long elapsedMs, int attempts, String recovery)
+    record Outcome(String roceOutput, String rxeOutput, long frames, long elapsedMs, int attempts, String recovery,
+        String roceErrors)
     {
     }
 
@@ -170,7 +173,7 @@ final class PerftestInterop
     private static Attempt attemptAsClient(final RxePeer peer, final Case c) throws IOException
     {
         peer.kill("pt");
-        peer.start("pt", "ib_" + c.tool() + " -d rxe0 -x " + peer.ready().ipv4GidIndex() + " " + c.options());
+        peer.start("pt", "ib_" + c.tool() + " -d rxe0 -x " + peer.gids().guestGidIndex() + " " + c.options());
         final List<String> args = roceArgs(peer, c);
         args.add("-p");
         if (rdmaCm(c))
@@ -230,7 +233,7 @@ final class PerftestInterop
         // The Java server may not listen yet: the C client retries its connect a few times in a loop here (over
         // rdma_cm it is rejected with reason 8, or ARP has no answer yet).
         peer.start("pt", "i=0; while [ $i -lt 100 ]; do ib_" + c.tool() + " -d rxe0 -x " +
-            peer.ready().ipv4GidIndex() + " " + c.options() + " -p " + hostPort + " " + host + " && exit 0; " +
+            peer.gids().guestGidIndex() + " " + c.options() + " -p " + hostPort + " " + host + " && exit 0; " +
             "rc=$?; grep -qE '" + RETRY_MARKER + "' /tmp/roce4j-pt.log || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
         final int rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), roce::isDone, GRACE);
@@ -275,8 +278,10 @@ final class PerftestInterop
     private static List<String> roceArgs(final RxePeer peer, final Case c)
     {
         final List<String> args = new ArrayList<>(List.of("perf", c.tool(),
-            "--link", peer.tunnelSpec(c.record() ? c.name() : null, 0.0, 0),
-            "-x", "1", "--timeout", Integer.toString(SILENCE_TIMEOUT_MS), "--counters"));
+            "--link", peer.tunnelSpec(c.record() ? c.name() : null, 0.0, 0) + peer.gids().linkOptions(),
+            "-x", Integer.toString(peer.gids().roceGidIndex()),
+            "--timeout", Integer.toString(SILENCE_TIMEOUT_MS), "--counters"));
+        args.addAll(peer.roceOptions());
         args.addAll(List.of(c.options().trim().split("\\s+")));
         return args;
     }
@@ -343,7 +348,7 @@ final class PerftestInterop
                 .append(counter.group(2));
         }
         return new Outcome(roce.out(), rxeOutput, frames, (System.nanoTime() - startNs) / 1_000_000, attempts,
-            recovery.toString());
+            recovery.toString(), roce.err());
     }
 
     private static void checkBandwidth(final String output, final String side, final long[] sizes, final long iters,

@@ -80,13 +80,24 @@ final class PingpongInterop
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final double loss, final long seed) throws IOException
     {
+        return roceAsClient(peer, name, transport, size, mtu, iters, lossOnSends(loss), seed);
+    }
+
+    /**
+     * @param faults roce4j's {@code --faults} rules without the seed, or null for none.
+     * @param seed   the faults' seed.
+     */
+    static Outcome roceAsClient(
+        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
+        final String faults, final long seed) throws IOException
+    {
         final long start = System.nanoTime();
         peer.expectCase(expected(size, iters));
         final String tool = cTool(transport);
         peer.kill("pp");
         peer.start("pp", tool + " " + cOptions(peer, transport, size, mtu, iters));
         peer.awaitGuestListening(PINGPONG_PORT, Duration.ofSeconds(60));
-        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, loss, seed);
+        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, faults, seed);
         args.add("-p");
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
@@ -117,10 +128,21 @@ final class PingpongInterop
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final double loss, final long seed) throws IOException
     {
+        return roceAsServer(peer, name, transport, size, mtu, iters, lossOnSends(loss), seed);
+    }
+
+    /**
+     * @param faults roce4j's {@code --faults} rules without the seed, or null for none.
+     * @param seed   the faults' seed.
+     */
+    static Outcome roceAsServer(
+        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
+        final String faults, final long seed) throws IOException
+    {
         final long start = System.nanoTime();
         peer.expectCase(expected(size, iters));
         final int hostPort = Host.freeTcpPort();
-        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, loss, seed);
+        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, faults, seed);
         args.add("-p");
         args.add(Integer.toString(hostPort));
         final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
@@ -149,7 +171,7 @@ final class PingpongInterop
         final int iters)
     {
         final StringBuilder sb = new StringBuilder()
-            .append("-g ").append(peer.ready().ipv4GidIndex())
+            .append("-g ").append(peer.gids().guestGidIndex())
             .append(" -s ").append(size)
             .append(" -n ").append(iters)
             .append(" -c");
@@ -162,12 +184,12 @@ final class PingpongInterop
 
     private static List<String> roceArgs(
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final double loss, final long seed)
+        final String faults, final long seed)
     {
         final List<String> args = new ArrayList<>(List.of("pingpong",
-            "--link", peer.tunnelSpec(name, 0.0, seed),
+            "--link", peer.tunnelSpec(name, 0.0, seed) + peer.gids().linkOptions(),
             "--transport", transport,
-            "-g", "1",
+            "-g", Integer.toString(peer.gids().roceGidIndex()),
             "-s", Integer.toString(size),
             "-n", Integer.toString(iters),
             "-c",
@@ -177,16 +199,26 @@ final class PingpongInterop
             args.add("-m");
             args.add(Integer.toString(mtu));
         }
-        if (loss > 0)
+        if (null != faults)
         {
-            // The SENDs of both sides are lost at this rate, their ACKs never: an ACK lost after the peer's last
-            // message cannot be recovered, since the peer's tool has completed and destroyed its QP by the time the
-            // retransmission arrives, so the last SEND ends in RETRY_EXC_ERR for any requester, ibv_rc_pingpong
-            // as well (IBA 9.7.6.1.3). Losing SENDs exercises the recovery: sequence NAKs, go-back-N, timeouts.
             args.add("--faults");
-            args.add("drop=" + loss + ",op=send;seed=" + seed);
+            args.add(faults + ";seed=" + seed);
         }
+        args.addAll(peer.roceOptions());
         return args;
+    }
+
+    /**
+     * The SENDs of both sides are lost at this rate, their ACKs never: an ACK lost after the peer's last message
+     * cannot be recovered (see {@link InjectedFaults#PINGPONG_PROFILE}). Losing SENDs exercises the recovery:
+     * sequence NAKs, go-back-N, timeouts.
+     *
+     * @param loss fraction of SENDs lost, 0 for none.
+     * @return the rules, or null for none.
+     */
+    static String lossOnSends(final double loss)
+    {
+        return loss > 0 ? "drop=" + loss + ",op=send" : null;
     }
 
     /**
@@ -229,7 +261,11 @@ final class PingpongInterop
         assertFalse(rxeOutput.contains("invalid data"), "-c check failed on rxe's side\n" + context);
         assertTrue(roce.out().contains("  local address:  LID 0x0000, QPN 0x"), context);
         assertTrue(rxeOutput.contains("  remote address: LID 0x0000, QPN 0x"), context);
-        final long frames = verifyPcap(name, context);
+        // The tunnel records frames at the wire: the ones roce4j corrupted on the way out are there with a bad ICRC,
+        // the ones corrupted on the way in are recorded before the fault.
+        final long corruptedOut = roce.err().contains("injected: tx ") ?
+            InjectedFaults.parse(roce.err()).getOrDefault("tx.corrupt", 0L) : 0;
+        final long frames = verifyPcap(name, corruptedOut, context);
         return new Outcome(roce.out(), rxeOutput, usec, frames, (System.nanoTime() - startNs) / 1_000_000, roce.err());
     }
 
@@ -246,12 +282,15 @@ final class PingpongInterop
     }
 
     /**
-     * Every RoCE frame the tunnel recorded (both directions) must carry a good ICRC.
+     * Every RoCE frame the tunnel recorded (both directions) must carry a good ICRC, but for the ones roce4j's faulty
+     * link corrupted on their way out.
      */
-    private static long verifyPcap(final String name, final String context) throws IOException
+    private static long verifyPcap(final String name, final long corruptedOut, final String context)
+        throws IOException
     {
         final RoceFrameParser parser = new RoceFrameParser();
         long roce = 0;
+        long bad = 0;
         try (PcapReader reader = PcapReader.open(PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap")))
         {
             while (reader.next())
@@ -262,10 +301,17 @@ final class PingpongInterop
                     continue;
                 }
                 roce++;
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap\n" + context);
+                if (FrameStatus.OK != status)
+                {
+                    assertEquals(FrameStatus.BAD_ICRC, status, "frame " + reader.index() + " of " + name +
+                        ".pcap\n" + context);
+                    bad++;
+                }
             }
         }
         assertTrue(roce > 0, "no RoCE frames recorded\n" + context);
+        assertEquals(corruptedOut, bad, "frames with a bad ICRC in " + name + ".pcap (roce4j corrupted " +
+            corruptedOut + " on the way out)\n" + context);
         return roce;
     }
 }

@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,6 +41,8 @@ public abstract class RxePeer extends RxeCommands implements AutoCloseable
     private volatile Path lastPcap;
     private volatile long caseStartNs = System.nanoTime();
     private volatile long caseDeadlineNs = Long.MAX_VALUE;
+    private volatile GidChoice gids;
+    private volatile List<String> roceOptions = List.of();
 
     /**
      * Work done over a TCP connection to a program in the peer; see {@link #tcpConnect(int, Duration, GuestSession)}.
@@ -246,6 +249,40 @@ public abstract class RxePeer extends RxeCommands implements AutoCloseable
         caseStartNs = System.nanoTime();
         lastPcap = null;
         expectCase(expected);
+    }
+
+    /**
+     * @return the GIDs interop cases use now: IPv4-mapped on both sides unless a test chose others.
+     */
+    public GidChoice gids()
+    {
+        final GidChoice chosen = gids;
+        return null == chosen ? GidChoice.ipv4(this) : chosen;
+    }
+
+    /**
+     * @param choice the GIDs the following cases use, or null for the IPv4-mapped ones.
+     */
+    public void useGids(final GidChoice choice)
+    {
+        gids = choice;
+    }
+
+    /**
+     * @return options every following {@code roce pingpong} and {@code roce perf} of the interop helpers gets, such
+     *     as {@code --cc dcqcn}; empty by default.
+     */
+    public List<String> roceOptions()
+    {
+        return roceOptions;
+    }
+
+    /**
+     * @param options see {@link #roceOptions()}; empty to go back to none.
+     */
+    public void useRoceOptions(final List<String> options)
+    {
+        roceOptions = List.copyOf(options);
     }
 
     /**

@@ -23,7 +23,6 @@ import org.roce4j.transport.link.pcap.PcapReaderThread;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Operation;
 import org.roce4j.wire.RoceFrameParser;
-import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.pcap.PcapWriter;
 
 /**
@@ -86,7 +85,7 @@ final class TapCapture implements AutoCloseable
         }
     }
 
-    private final int guestIpv4;
+    private final long guestMac;
     private final Path pcap;
     private final RoceFrameParser parser = new RoceFrameParser();
     private final UnsafeBuffer frameView = new UnsafeBuffer(new byte[0]);
@@ -106,9 +105,9 @@ final class TapCapture implements AutoCloseable
     private long kernelHeaderToGuest;
     private Summary summary;
 
-    private TapCapture(final int guestIpv4, final Path pcap)
+    private TapCapture(final long guestMac, final Path pcap)
     {
-        this.guestIpv4 = guestIpv4;
+        this.guestMac = guestMac;
         this.pcap = pcap;
     }
 
@@ -124,17 +123,17 @@ final class TapCapture implements AutoCloseable
      * Start watching; returns once the capture is open, so no frame sent afterwards is missed.
      *
      * @param network   the peer's tap network.
-     * @param guestIpv4 the guest's RoCE address (tells the directions apart).
+     * @param guestMac  the MAC of the guest's RoCE NIC (tells the directions apart, over IPv4 and IPv6).
      * @param pcapName  file name (without extension) under {@code interop-tests/target/pcaps}.
      * @return the running capture.
      * @throws IOException when the pcap file or the capture cannot be opened.
      */
-    static TapCapture start(final TapNetwork network, final String guestIpv4, final String pcapName)
+    static TapCapture start(final TapNetwork network, final long guestMac, final String pcapName)
         throws IOException
     {
         final Path pcap = PeerTools.targetDir().resolve("pcaps").resolve(pcapName + ".pcap");
         Files.createDirectories(pcap.getParent());
-        final TapCapture capture = new TapCapture(Ipv4Header.parseAddress(guestIpv4), pcap);
+        final TapCapture capture = new TapCapture(guestMac, pcap);
         capture.writer = new PcapWriter(pcap);
         capture.reader = network.startThread("tap-capture-" + pcapName, () -> capture.run(network.tap()));
         try
@@ -269,7 +268,7 @@ final class TapCapture implements AutoCloseable
         {
             return;
         }
-        final boolean fromGuest = 4 == parser.ipVersion() && guestIpv4 == parser.ipv4().source();
+        final boolean fromGuest = guestMac == parser.ethernet().source();
         if (FrameStatus.OK != status)
         {
             badFrames++;

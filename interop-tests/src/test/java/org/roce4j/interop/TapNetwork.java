@@ -30,7 +30,8 @@ import org.roce4j.wire.header.Ipv4Header;
  * it through {@link #command(List)} ({@code ip netns exec}); threads of this JVM through {@link #startThread}
  * (setns(2)), so sockets and pcap handles they open belong to the namespace.
  *
- * <p>Inside the namespace: loopback up, IPv6 off (no router solicitations or DAD on the segment), IPv4 forwarding
+ * <p>Inside the namespace: loopback up, IPv6 off until a test turns it on ({@link #enableIpv6}: no router
+ * solicitations or DAD on the segment otherwise), IPv4 forwarding
  * off (a frame for an address the kernel does not own is then dropped without an ICMP error: this is what lets a
  * pcap link own a second address on the tap), the tap with MAC {@code 02:00:} + its IPv4 address (so pcaps are
  * the same every run) and the given MTU.
@@ -51,6 +52,8 @@ public final class TapNetwork implements AutoCloseable
     private static final int O_RDONLY = 0;
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
     private static final Set<TapNetwork> LIVE = ConcurrentHashMap.newKeySet();
+    /** A line of /proc/net/snmp6: protocol (Ip6, Icmp6, Udp6, UdpLite6), counter name, value. */
+    private static final Pattern SNMP6_LINE = Pattern.compile("(Ip6|Icmp6|UdpLite6|Udp6)([A-Za-z0-9]+)\\s+(\\d+)");
     private static final Pattern OWN_NAME = Pattern.compile("^" + PREFIX + "(\\d+)-\\d+\\b");
 
     static
@@ -202,6 +205,23 @@ public final class TapNetwork implements AutoCloseable
     }
 
     /**
+     * Turn IPv6 on in the namespace and give the tap a global address as well (idempotent): the namespace's kernel
+     * then owns it and its link-local address, with no duplicate address detection ({@code accept_dad=0},
+     * {@code nodad}: the address is usable at once) and no forwarding (the default), so, as for IPv4, a frame for an
+     * address it does not own (a pcap link's) is dropped without an ICMPv6 error.
+     *
+     * @param cidr e.g. {@code fd00:98::1/64}.
+     */
+    public void enableIpv6(final String cidr)
+    {
+        run(command(List.of("sysctl", "-q", "-w", "net.ipv6.conf.all.accept_dad=0",
+            "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf." + TAP + ".accept_dad=0",
+            "net.ipv6.conf.all.disable_ipv6=0", "net.ipv6.conf.default.disable_ipv6=0",
+            "net.ipv6.conf." + TAP + ".disable_ipv6=0")).toArray(new String[0]));
+        ip("-6", "addr", "replace", cidr, "dev", TAP, "nodad");
+    }
+
+    /**
      * @return the tap's MAC (the kernel's, and a pcap link's unless it is given another).
      */
     public long tapMac()
@@ -243,9 +263,10 @@ public final class TapNetwork implements AutoCloseable
     }
 
     /**
-     * The namespace's IP, ICMP and UDP counters ({@code /proc/net/snmp} read inside it).
+     * The namespace's IP, ICMP and UDP counters ({@code /proc/net/snmp} and {@code /proc/net/snmp6} read inside it).
      *
-     * @return e.g. {@code Udp.NoPorts -> 0}, {@code Icmp.OutDestUnreachs -> 0}, sorted by name.
+     * @return e.g. {@code Udp.NoPorts -> 0}, {@code Icmp.OutDestUnreachs -> 0}, {@code Icmp6.OutDestUnreachs -> 0},
+     *     sorted by name.
      */
     public Map<String, Long> snmp()
     {
@@ -259,6 +280,18 @@ public final class TapNetwork implements AutoCloseable
             for (int k = 1; k < Math.min(names.length, values.length); k++)
             {
                 counters.put(names[0].replace(":", "") + "." + names[k], Long.parseLong(values[k]));
+            }
+        }
+        // IPv6's counters, one "Icmp6OutDestUnreachs 0" per line, named Icmp6.OutDestUnreachs here (absent while
+        // IPv6 is off in the namespace).
+        final String snmp6 = run(command(List.of("sh", "-c", "cat /proc/net/snmp6 2>/dev/null || true"))
+            .toArray(new String[0]));
+        for (final String line : snmp6.split("\n"))
+        {
+            final Matcher counter = SNMP6_LINE.matcher(line.trim());
+            if (counter.matches())
+            {
+                counters.put(counter.group(1) + "." + counter.group(2), Long.parseLong(counter.group(3)));
             }
         }
         return Collections.unmodifiableMap(counters);

@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.cli.RoceCommand;
+import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,6 +49,7 @@ final class TapPingpong
      * @param rxeCounters changes of rxe's hw counters over the run (only those that moved).
      * @param netns       changes of the namespace's IP/ICMP/UDP counters over the run (only those that moved).
      * @param elapsedMs   wall time of the whole run.
+     * @param roceErrors  roce pingpong's standard error (the faults it injected, when its link was faulty).
      */
     record Outcome(
         String roceOutput,
@@ -56,7 +58,8 @@ final class TapPingpong
         TapCapture.Summary capture,
         Map<String, Long> rxeCounters,
         Map<String, Long> netns,
-        long elapsedMs)
+        long elapsedMs,
+        String roceErrors)
     {
         /**
          * @param counter a counter name.
@@ -94,13 +97,25 @@ final class TapPingpong
         final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
         final int mtu, final int iters) throws IOException
     {
+        return roceAsClient(peer, name, linkSpec, roceIp, size, mtu, iters, null);
+    }
+
+    /**
+     * As {@link #roceAsClient(RxePeer, String, String, String, int, int, int)}, with roce4j's link faulty.
+     *
+     * @param faults roce4j's {@code --faults} rules with their seed, or null for none.
+     */
+    static Outcome roceAsClient(
+        final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
+        final int mtu, final int iters, final String faults) throws IOException
+    {
         final TapNetwork network = peer.tapNetwork();
         // a JVM starts in the namespace for each run: 10 s more than the tunnel's pingpong
         peer.expectCase(PingpongInterop.expected(size, iters).plusSeconds(10));
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
-        final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        final TapCapture capture = TapCapture.start(network, peer.ready().mac(), name);
         peer.noteCapture(capture.file());
         final Process roce;
         final int rxeExit;
@@ -109,7 +124,7 @@ final class TapPingpong
             peer.kill("pp");
             peer.start("pp", "ibv_rc_pingpong " + cOptions(peer, size, mtu, iters));
             peer.awaitGuestListening(PingpongInterop.PINGPONG_PORT, Duration.ofSeconds(60));
-            final List<String> args = roceArgs(linkSpec, size, mtu, iters);
+            final List<String> args = roceArgs(peer, linkSpec, size, mtu, iters, faults);
             args.add(peer.options().guestAddress());
             roce = startRoce(network, name, args);
             awaitExit(peer, roce, name);
@@ -139,18 +154,30 @@ final class TapPingpong
         final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
         final int mtu, final int iters) throws IOException
     {
+        return roceAsServer(peer, name, linkSpec, roceIp, size, mtu, iters, null);
+    }
+
+    /**
+     * As {@link #roceAsServer(RxePeer, String, String, String, int, int, int)}, with roce4j's link faulty.
+     *
+     * @param faults roce4j's {@code --faults} rules with their seed, or null for none.
+     */
+    static Outcome roceAsServer(
+        final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
+        final int mtu, final int iters, final String faults) throws IOException
+    {
         final TapNetwork network = peer.tapNetwork();
         peer.expectCase(PingpongInterop.expected(size, iters).plusSeconds(10));
         final Map<String, Long> rxeBefore = peer.hwCounters();
         final Map<String, Long> netnsBefore = network.snmp();
         final long startNs = System.nanoTime();
-        final TapCapture capture = TapCapture.start(network, peer.options().guestAddress(), name);
+        final TapCapture capture = TapCapture.start(network, peer.ready().mac(), name);
         peer.noteCapture(capture.file());
         Process roce = null;
         final int rxeExit;
         try
         {
-            roce = startRoce(network, name, roceArgs(linkSpec, size, mtu, iters));
+            roce = startRoce(network, name, roceArgs(peer, linkSpec, size, mtu, iters, faults));
             peer.kill("pp");
             // The Java server may not listen yet (a JVM is starting): the C client retries its connect for 60 s.
             peer.start("pp", "i=0; while [ $i -lt 600 ]; do ibv_rc_pingpong " + cOptions(peer, size, mtu, iters) +
@@ -173,14 +200,21 @@ final class TapPingpong
 
     private static String cOptions(final RxePeer peer, final int size, final int mtu, final int iters)
     {
-        return "-g " + peer.ready().ipv4GidIndex() + " -s " + size + " -n " + iters + " -c -m " + mtu;
+        return "-g " + peer.gids().guestGidIndex() + " -s " + size + " -n " + iters + " -c -m " + mtu;
     }
 
-    private static List<String> roceArgs(final String linkSpec, final int size, final int mtu, final int iters)
+    private static List<String> roceArgs(
+        final RxePeer peer, final String linkSpec, final int size, final int mtu, final int iters, final String faults)
     {
-        return new ArrayList<>(List.of("pingpong", "--link", linkSpec, "-g", "1", "-s", Integer.toString(size),
-            "-n", Integer.toString(iters), "-m", Integer.toString(mtu), "-c",
+        final List<String> args = new ArrayList<>(List.of("pingpong", "--link", linkSpec,
+            "-g", Integer.toString(peer.gids().roceGidIndex()),
+            "-s", Integer.toString(size), "-n", Integer.toString(iters), "-m", Integer.toString(mtu), "-c",
             "--timeout", Integer.toString(SILENCE_TIMEOUT_MS)));
+        if (null != faults)
+        {
+            args.addAll(List.of("--faults", faults));
+        }
+        return args;
     }
 
     /**
@@ -254,16 +288,23 @@ final class TapPingpong
         assertFalse(roceOut.contains("invalid data"), "-c check failed on the roce4j side\n" + context);
         assertFalse(rxeOut.contains("invalid data"), "-c check failed on rxe's side\n" + context);
         // Each side prints its own GID and the peer's: the addresses really used on the tap.
-        final String roceGid = "::ffff:" + roceIp;
-        final String guestGid = "::ffff:" + peer.options().guestAddress();
+        final String roceGid = Gid.parse(roceIp).toString();
+        final String guestGid = peer.gids().guestGid().toString();
         assertEquals(roceGid, gid(roceOut, "local"), "roce4j's address\n" + context);
         assertEquals(guestGid, gid(roceOut, "remote"), "rxe's address as roce4j saw it\n" + context);
         assertEquals(guestGid, gid(rxeOut, "local"), "rxe's address\n" + context);
         assertEquals(roceGid, gid(rxeOut, "remote"), "roce4j's address as rxe saw it\n" + context);
-        // ibv_rc_pingpong posts one SEND and receives one per iteration, in either role.
-        assertEquals(iters, rxeCounters.getOrDefault("rdma_sends", 0L), "rxe's rdma_sends\n" + context);
+        final String roceErr = output(name, ".roce.err");
+        final boolean faulty = roceErr.contains("injected: tx ");
+        // ibv_rc_pingpong posts one SEND and receives one per iteration, in either role; rxe counts a
+        // retransmitted SEND again.
+        final long sends = rxeCounters.getOrDefault("rdma_sends", 0L);
+        assertTrue(faulty ? sends >= iters : sends == iters, "rxe's rdma_sends: " + sends + "\n" + context);
         assertEquals(iters, rxeCounters.getOrDefault("rdma_recvs", 0L), "rxe's rdma_recvs\n" + context);
-        assertEquals(0, capture.badFrames(), "bad frames on the tap\n" + context);
+        // The capture on the tap sees the frames roce4j corrupted on their way out with a bad ICRC.
+        final long corruptedOut = faulty ? InjectedFaults.parse(roceErr).getOrDefault("tx.corrupt", 0L) : 0;
+        assertEquals(corruptedOut, capture.badFrames(), "bad frames on the tap (roce4j corrupted " + corruptedOut +
+            " on the way out)\n" + context);
         assertTrue(capture.framesToGuest() > 0 && capture.framesFromGuest() > 0, "no RoCE frames on the tap\n" +
             context);
         if (0 == capture.captureDrops())
@@ -273,7 +314,7 @@ final class TapPingpong
             assertTrue(capture.sendBytesFromGuest() >= (long)size * iters, "SEND bytes from the guest\n" + context);
         }
         return new Outcome(roceOut, rxeOut, usec, capture, rxeCounters, netns,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs));
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs), roceErr);
     }
 
     /**

@@ -1,10 +1,12 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -41,6 +43,13 @@ class TapPingpongWithRxeTest
     /** The pcap link's own MAC in {@link #pcapLinkWithItsOwnMac}: locally administered, made from its address. */
     private static final long PCAP_MAC = Mac.ofIpv4(Ipv4Header.parseAddress(PCAP_IP));
 
+    /** The namespace kernel's, the guest's and the pcap link's IPv6 addresses on the tap (RFC 4193 unique local). */
+    private static final String HOST_IPV6 = "fd00:98::1";
+    private static final String GUEST_IPV6 = "fd00:98::2";
+    private static final String PCAP_IPV6 = "fd00:98::3";
+    /** The fault profile's seed, printed with each case. */
+    private static final long FAULT_SEED = 0x5EED;
+
     private RxePeer peer;
 
     @ParameterizedTest(name = "udp link, {0} B, roce4j as {1}")
@@ -60,6 +69,63 @@ class TapPingpongWithRxeTest
         final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP + ",mac=" +
             Mac.toString(PCAP_MAC);
         checkPcapRun(run("pcap-ownmac-" + size + "-" + role, spec, PCAP_IP, size, role), PCAP_MAC);
+    }
+
+    @ParameterizedTest(name = "{0} link under the fault profile, 4096 B, roce4j as {1}")
+    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
+    void faultProfile(final String link, final String role) throws IOException
+    {
+        final String address = "udp".equals(link) ? peer.tapNetwork().hostAddress() : PCAP_IP;
+        final String spec = "udp".equals(link) ? "udp:" + address : "pcap:" + peer.tapNetwork().tap() + ",ip=" +
+            PCAP_IP + ",mac=" + Mac.toString(PCAP_MAC);
+        final String faults = InjectedFaults.PINGPONG_PROFILE + ";seed=" + FAULT_SEED;
+        assertEquals(PATH_MTU, peer.ready().activeMtu());
+        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
+        final String name = "TapPingpongWithRxeTest-faults-" + link + "-" + role;
+        System.out.println("[tap-pingpong] " + name + ": --faults '" + faults + "'");
+        final TapPingpong.Outcome outcome = "client".equals(role) ?
+            TapPingpong.roceAsClient(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults) :
+            TapPingpong.roceAsServer(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults);
+        final Map<String, Long> injected = InjectedFaults.parse(outcome.roceErrors());
+        for (final String kind : new String[] {"drop", "dup", "reorder", "corrupt"})
+        {
+            assertTrue(InjectedFaults.total(injected, kind) > 0, kind + " never injected: " + injected);
+        }
+        System.out.println("[tap-pingpong] " + name + ": injected " + injected + "; " + outcome.usecPerIter() +
+            " usec/iter, " + outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
+            outcome.rxeCounters());
+    }
+
+    @ParameterizedTest(name = "{0} link over IPv6, 4096 B, roce4j as {1}")
+    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
+    void overIpv6(final String link, final String role) throws IOException
+    {
+        peer.tapNetwork().enableIpv6(HOST_IPV6 + "/64");
+        peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
+        final Gid guest = Gid.parse(GUEST_IPV6);
+        // An IPv6 address alone: the link's GID 0 is its link-local GID, GID 1 the global address.
+        peer.useGids(new GidChoice("IPv6 global", 1, GidChoice.guestGidIndex(peer, guest), "", guest));
+        try
+        {
+            final String address = "udp".equals(link) ? HOST_IPV6 : PCAP_IPV6;
+            final String spec = "udp".equals(link) ? "udp:[" + HOST_IPV6 + "]" : "pcap:" + peer.tapNetwork().tap() +
+                ",ip=" + PCAP_IPV6 + ",mac=" + Mac.toString(PCAP_MAC);
+            final TapPingpong.Outcome outcome = run("ipv6-" + link + "-4096-" + role, spec, address, 4096, role);
+            assertTrue(outcome.capture().framesToGuest() > 0, outcome.capture().toString());
+            if ("pcap".equals(link))
+            {
+                // The guest resolved the pcap link's address by Neighbor Discovery, answered by roce4j's ND agent.
+                final String neighbour = peer.runOk("ip -6 neigh show " + PCAP_IPV6 + " dev eth0");
+                assertTrue(neighbour.contains("lladdr " + Mac.toString(PCAP_MAC)), "the guest's neighbour entry " +
+                    "for the pcap link: " + neighbour);
+                assertEquals(0, outcome.netns("Icmp6.OutDestUnreachs"), "the kernel answered with ICMPv6 errors: " +
+                    outcome.netns());
+            }
+        }
+        finally
+        {
+            peer.useGids(null);
+        }
     }
 
     @Test

@@ -3,7 +3,6 @@ package org.roce4j.cli;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import org.roce4j.transport.link.Link;
@@ -92,23 +91,10 @@ public final class GidsCommand implements Callable<Integer>
             {
                 final Gid gid = device.queryGid(i);
                 final String ipv4 = gid.isIpv4Mapped() ? gid.toString().substring("::ffff:".length()) : "";
-                out.println(device.name() + "\t1\t" + i + "\t" + sysfsForm(gid) + "\t" + ipv4 + "  \t" + VERSION +
+                out.println(device.name() + "\t1\t" + i + "\t" + gid.toSysfsString() + "\t" + ipv4 + "  \t" + VERSION +
                     "\t" + link.name());
             }
             return length;
         }
-    }
-
-    /** The GID as sysfs writes it (and show_gids prints it): eight groups of four hex digits. */
-    private static String sysfsForm(final Gid gid)
-    {
-        final StringBuilder text = new StringBuilder(39);
-        for (int group = 0; group < 8; group++)
-        {
-            final long half = group < 4 ? gid.high() : gid.low();
-            final int shift = 48 - 16 * (group % 4);
-            text.append(0 == group ? "" : ":").append(String.format(Locale.ROOT, "%04x", (half >>> shift) & 0xFFFF));
-        }
-        return text.toString();
     }
 }

@@ -186,9 +186,8 @@ public final class PerfCommand implements Callable<Integer>
     @Option(names = "--json", description = "print the results as one JSON object instead of perftest's table")
     private boolean json;
 
-    @Option(names = "--counters", description = "after the run, print the device's non-zero counters " +
-        "(retransmissions, NAKs, drops...) on stderr")
-    private boolean counters;
+    @Mixin
+    private CountersOption counters;
 
     @Option(names = "--spin", description = "busy-spin the engine and polling threads (lowest latency, uses two " +
         "cores); by default they back off when idle")
@@ -221,7 +220,7 @@ public final class PerfCommand implements Callable<Integer>
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
                 final PerfOutcome outcome = runOne(device, settings, out, err);
-                printCounters(device, err);
+                counters.print(device, err);
                 if (json)
                 {
                     out.println(outcome.toJson());
@@ -450,7 +449,7 @@ public final class PerfCommand implements Callable<Integer>
                     outcomes[1] = new PerfRun(device, settings.copy().server(null),
                         PerftestTcpConnector.server(listener, true, timeout), null != ibDev ? ibDev : device.name(),
                         new PrintWriter(serverText, true), serverErrWriter, idleStrategy()).run();
-                    printCounters(device, serverErrWriter);
+                    counters.print(device, serverErrWriter);
                 }
                 catch (final IOException ex)
                 {
@@ -462,7 +461,7 @@ public final class PerfCommand implements Callable<Integer>
                 outcomes[0] = new PerfRun(device, settings.copy().server("127.0.0.1"),
                     PerftestTcpConnector.client("127.0.0.1", listener.getLocalPort(), true, timeout, Duration.ZERO),
                     null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
-                printCounters(device, err);
+                counters.print(device, err);
             }
             catch (final IOException | RuntimeException ex)
             {
@@ -504,7 +503,7 @@ public final class PerfCommand implements Callable<Integer>
                 outcomes[1] = new PerfRun(device, settings.copy().server(null), connector,
                     null != ibDev ? ibDev : device.name(), new PrintWriter(serverText, true), serverErrWriter,
                     idleStrategy()).run();
-                printCounters(device, serverErrWriter);
+                counters.print(device, serverErrWriter);
             }
             catch (final IOException ex)
             {
@@ -518,7 +517,7 @@ public final class PerfCommand implements Callable<Integer>
             outcomes[0] = new PerfRun(device, settings.copy().server(InProcessPorts.SERVER_IP),
                 rdmaCmConnector(cm, InProcessPorts.SERVER_IP),
                 null != ibDev ? ibDev : device.name(), out, err, idleStrategy()).run();
-            printCounters(device, err);
+            counters.print(device, err);
         }
         catch (final IOException | RuntimeException ex)
         {
@@ -568,21 +567,6 @@ public final class PerfCommand implements Callable<Integer>
             out.println("[" + outcomes[0].toJson() + ",\n" + outcomes[1].toJson() + "]");
         }
         out.flush();
-    }
-
-    private void printCounters(final RdmaDevice device, final PrintWriter err)
-    {
-        if (counters)
-        {
-            for (final String line : device.describeCounters().split("\n"))
-            {
-                if (!line.isEmpty())
-                {
-                    err.println(line);
-                }
-            }
-            err.flush();
-        }
     }
 
     private void awaitServer(final CompletableFuture<Void> serverRun) throws IOException

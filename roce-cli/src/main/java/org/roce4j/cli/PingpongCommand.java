@@ -61,6 +61,9 @@ public final class PingpongCommand implements Callable<Integer>
     @Mixin
     private CcOptions cc;
 
+    @Mixin
+    private CountersOption counters;
+
     @Parameters(arity = "0..1", paramLabel = "server", description = "connect to the server at this host")
     private String server;
 
@@ -143,7 +146,14 @@ public final class PingpongCommand implements Callable<Integer>
                 try (Link opened = link.open(err);
                     RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
                 {
-                    new Pingpong(device, settings, out, null).run();
+                    try
+                    {
+                        new Pingpong(device, settings, out, null).run();
+                    }
+                    finally
+                    {
+                        counters.print(device, err);
+                    }
                     return 0;
                 }
             }
@@ -151,7 +161,14 @@ public final class PingpongCommand implements Callable<Integer>
                 Link opened = link.open(err);
                 RdmaDevice device = RdmaDevice.open(opened, deviceOptions()))
             {
-                new Pingpong(device, settings, out, listener).run();
+                try
+                {
+                    new Pingpong(device, settings, out, listener).run();
+                }
+                finally
+                {
+                    counters.print(device, err);
+                }
                 return 0;
             }
         }

@@ -643,7 +643,7 @@ public final class RdmaCm implements AutoCloseable
             .rnrRetryCount(param.rnrRetryCount())
             .localGid(localHigh, localLow)
             .remoteGid(remoteHigh, remoteLow)
-            .flowLabel(v4 ? roceFlowLabel(sourcePort, dport) : 0)
+            .flowLabel(roceFlowLabel(sourcePort, dport))
             .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
             .trafficClass(Math.max(0, id.tos()))
             .privateData(privateData);
@@ -655,7 +655,8 @@ public final class RdmaCm implements AutoCloseable
     }
 
     /**
-     * cma.c cma_get_roce_udp_flow_label: for RoCEv2 over IPv4 the flow label is sport * 31 + dport, 20 bits (rping's
+     * cma.c cma_get_roce_udp_flow_label: for RoCEv2 the flow label is sport * 31 + dport, 20 bits, over IPv4 and over
+     * IPv6 when the source address carries no flow label of its own (rxe's REQ over IPv6 names it too) (rping's
      * REQ in the golden capture: ports 0xd40f, 18003 give 0x9f424; rxe then sends the connection's packets from
      * UDP port 0xf403).
      */

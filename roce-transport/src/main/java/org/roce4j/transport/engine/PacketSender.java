@@ -24,6 +24,8 @@ final class PacketSender
     private static final int MAX_OUTER_HEADERS = EthernetHeader.VLAN_LENGTH + Ipv6Header.LENGTH + UdpHeader.LENGTH;
     /** At most 3 pad bytes follow the payload. */
     private static final int MAX_PAD = 3;
+    /** The IPv6 flow label rxe writes on every frame (see {@link #begin}). */
+    static final int RXE_IPV6_FLOW_LABEL = 0;
 
     private final Link link;
     private final long sourceMac;
@@ -68,7 +70,10 @@ final class PacketSender
         {
             builder.ipv6(address.sourceHigh(), address.sourceLow(), address.destinationHigh(),
                 address.destinationLow());
-            builder.ipv6Header().versionClassFlow(trafficClass, address.flowLabel()).hopLimit(address.hopLimit());
+            // rxe writes flow label 0 in every IPv6 header (rxe_net.c prepare_ipv6_hdr: ip6_flow_hdr(ip6h, prio, 0));
+            // the address's flow label only picks the UDP source port (rdma_get_udp_sport). Seen against rxe: its
+            // REQ over IPv6 names flow label sport * 31 + dport, its data frames carry 0.
+            builder.ipv6Header().versionClassFlow(trafficClass, RXE_IPV6_FLOW_LABEL).hopLimit(address.hopLimit());
         }
         else
         {

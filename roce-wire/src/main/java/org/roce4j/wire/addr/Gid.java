@@ -317,6 +317,23 @@ public record Gid(long high, long low)
         return toString(high, low);
     }
 
+    /**
+     * @return the GID as Linux writes it in sysfs ({@code /sys/class/infiniband/DEV/ports/N/gids/I}) and show_gids
+     *     prints it: eight groups of four lower-case hex digits, e.g. {@code fe80:0000:0000:0000:5054:00ff:fe4d:0002}.
+     */
+    public String toSysfsString()
+    {
+        final StringBuilder text = new StringBuilder(39);
+        for (int group = 0; group < 8; group++)
+        {
+            final long half = group < 4 ? high : low;
+            final int shift = 48 - 16 * (group % 4);
+            final String hex = Long.toHexString((half >>> shift) & 0xFFFF);
+            text.append(0 == group ? "" : ":").append("0000", hex.length(), 4).append(hex);
+        }
+        return text.toString();
+    }
+
     private static boolean isIpv6Text(final String text)
     {
         for (int i = 0; i < text.length(); i++)

@@ -14,6 +14,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GidTest
 {
     @Test
+    void sysfsFormIsEightGroupsOfFourHexDigits()
+    {
+        // As rxe's GID table lists them under /sys/class/infiniband/rxe0/ports/1/gids/ (evidence/interop-stall).
+        assertEquals("fe80:0000:0000:0000:5054:00ff:fe4d:0002",
+            Gid.linkLocal(Mac.parse("52:54:00:4d:00:02")).toSysfsString());
+        assertEquals("0000:0000:0000:0000:0000:ffff:0a4d:0002", Gid.parse("10.77.0.2").toSysfsString());
+        assertEquals("fd00:0077:0000:0000:0000:0000:0000:0002", Gid.parse("fd00:77::2").toSysfsString());
+    }
+
+    @Test
     void ipv4MappedGidsAreBuiltAndRecognised()
     {
         final int ipv4 = Ipv4Header.parseAddress("10.77.0.2");
