@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.cc.CongestionControl;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
@@ -31,6 +32,12 @@ public final class Checkers
      * that a responder that ACKs only on AckReq (rxe, roce4j) never leaves a long stretch unacknowledged.
      */
     public static final int MAX_PACKETS_WITHOUT_ACK_REQ = 65;
+    /**
+     * The least time between two CNPs to one QP {@link #cnpPacing} is run with in the catalogue: ConnectX's
+     * {@code min_time_between_cnps} default, 4 us (the IBA leaves the CNP rate to the notification point).
+     */
+    public static final long CNP_MIN_INTERVAL_NS =
+        CongestionControl.DCQCN.get(CongestionControl.Param.MIN_TIME_BETWEEN_CNPS) * 1_000L;
 
     private Checkers()
     {

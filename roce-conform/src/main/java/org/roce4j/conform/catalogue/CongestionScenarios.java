@@ -26,12 +26,6 @@ public final class CongestionScenarios
 {
     private static final byte[] DATA = Frames.pattern(64, 7);
     /**
-     * The least time between two CNPs to one QP the pacing check allows: ConnectX's {@code min_time_between_cnps}
-     * default, 4 us (the IBA leaves the CNP rate to the notification point).
-     */
-    static final long CNP_MIN_INTERVAL_NS =
-        CongestionControl.DCQCN.get(CongestionControl.Param.MIN_TIME_BETWEEN_CNPS) * 1_000L;
-    /**
      * How long the scenario waits before its burst so that any notification point may notify again: 5 ms, above the
      * largest {@code min_time_between_cnps} ConnectX accepts (4095 us).
      */
@@ -107,7 +101,7 @@ public final class CongestionScenarios
                     ResponderScenarios.RESPONSE_NS),
                 Steps.expectNone(FrameFilter.opcode(Opcode.CNP_NOTIFICATION), ResponderScenarios.SILENCE_NS),
                 Steps.check("CNP format", ctx -> Checkers.cnpFormat(ctx.capture(), ConformContext.PEER_QPN)),
-                Steps.check("CNP pacing", ctx -> Checkers.cnpPacing(ctx.capture(), CNP_MIN_INTERVAL_NS)),
+                Steps.check("CNP pacing", ctx -> Checkers.cnpPacing(ctx.capture(), Checkers.CNP_MIN_INTERVAL_NS)),
                 Steps.check("AckReq answered", ctx -> Checkers.ackReqAnswered(ctx.capture())),
                 Steps.qpAlive())
             .build();
