@@ -93,10 +93,10 @@ class NewScenarioVerdictTest
     @Test
     void readLeftUnansweredFails()
     {
-        assertEquals(Verdict.PASS, self("responder.reads-beyond-responder-resources").verdict());
+        assertEquals(Verdict.PASS, self("responder.reads-beyond-resources").verdict());
 
         // The fifth READ response (max_dest_rd_atomic 4 + 1) never leaves the DUT.
-        final ScenarioResult result = run("responder.reads-beyond-responder-resources", FrameRule.drop(
+        final ScenarioResult result = run("responder.reads-beyond-resources", FrameRule.drop(
             Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY).and(FrameFilter.psn(0x105)), 1),
             PeerProfile.NONE);
 

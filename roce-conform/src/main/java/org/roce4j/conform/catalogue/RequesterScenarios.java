@@ -78,6 +78,12 @@ public final class RequesterScenarios
             ctx -> DutWork.write(wrId, 0, length, PEER_VA, PEER_RKEY));
     }
 
+    private static Step read(final long wrId, final int length)
+    {
+        return Steps.post("an RDMA READ of " + length + " bytes (wr_id " + wrId + ")",
+            ctx -> DutWork.read(wrId, 0, length, PEER_VA, PEER_RKEY));
+    }
+
     private static Step ackOf(final String what, final int delta)
     {
         return Steps.send("ACK of " + what, ctx -> Frames.ack(ctx, sq(ctx, delta), ACK, 1));
@@ -246,7 +252,7 @@ public final class RequesterScenarios
                 "completes in error and the QP goes to the error state")
             .summary("READ of 64 bytes answered with a READ RESPONSE ONLY of 128")
             .steps(Steps.connect(),
-                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                read(1, 64),
                 Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
                 Steps.send("READ RESPONSE ONLY of 128 bytes", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY,
                     sq(ctx, 0), Frames.pattern(128, 6), b -> b.aeth().syndrome(ACK).msn(1))),
@@ -262,7 +268,7 @@ public final class RequesterScenarios
                 "resends from the READ")
             .summary("READ then WRITE; the WRITE is ACKed, the READ never answered; the READ and the WRITE come again")
             .steps(Steps.connect(),
-                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                read(1, 64),
                 write(2, 64),
                 Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
                 new Step("peer ACKs the WRITE only", ctx ->
@@ -318,7 +324,7 @@ public final class RequesterScenarios
                 "a READ) is a bad response: the request completes in error and the QP goes to the error state")
             .summary("READ of 64 bytes answered with an ATOMIC ACKNOWLEDGE at its PSN")
             .steps(Steps.connect(),
-                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                read(1, 64),
                 Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
                 Steps.send("ATOMIC ACKNOWLEDGE at the READ's PSN", ctx -> ctx.frame(Opcode.RC_ATOMIC_ACKNOWLEDGE,
                     sq(ctx, 0), new byte[0], b ->

@@ -441,7 +441,7 @@ public final class ResponderScenarios
 
     static Scenario readsBeyondResponderResources()
     {
-        return responder("reads-beyond-responder-resources")
+        return responder("reads-beyond-resources")
             .rule("9.4.4 / 9.9.3", "READs beyond the responder's max_dest_rd_atomic resources are either each " +
                 "answered from their own PSN with the right data or refused from the first one beyond with NAK " +
                 "invalid request; none is dropped silently")
