@@ -157,6 +157,8 @@ public final class RequesterScenarios
                     FrameFilter.opcode(Opcode.RC_RDMA_WRITE_LAST), requestNs())),
                 Steps.check("go-back-N", ctx -> Checkers.goBackN(ctx.capture(), ctx.marked("nak").index(),
                     sq(ctx, 1))),
+                Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
+                    Checkers.MAX_PACKETS_WITHOUT_ACK_REQ)),
                 ackOf("the whole WRITE", 3),
                 Steps.completion(1, WcStatus.SUCCESS))
             .build();
