@@ -40,7 +40,8 @@ import picocli.CommandLine.Spec;
         "Judge a RoCEv2 device against the IBA rules with scripted, misbehaving exchanges: one verdict per " +
             "scenario (PASS, FAIL, DEVIATION explained by --profile, SKIP with its reason).",
         "Today the device under test is roce4j itself (--self, over the in-memory fabric, on an injected clock: " +
-            "no waiting); against a remote device (--link SPEC SERVER) it is not implemented yet and exits with 2.",
+            "no waiting; congestion control on, DCQCN, so it is a CNP notification point); against a remote device " +
+            "(--link SPEC SERVER) it is not implemented yet and exits with 2.",
         "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error or remote DUT (not yet implemented)."})
 public final class ConformCommand implements Callable<Integer>
 {
@@ -52,7 +53,8 @@ public final class ConformCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--list", description = "print the catalogue (name, side, IBA section, rule) and exit")
+    @Option(names = "--list", description = "print the catalogue (name, side, IBA section, rule; a section marked * " +
+        "was checked against a public source quoting the IBA) and exit")
     private boolean list;
 
     @Option(names = "--self", description = "run against roce4j itself over the in-memory fabric")
@@ -119,7 +121,8 @@ public final class ConformCommand implements Callable<Integer>
             for (final Scenario scenario : selected)
             {
                 out.println(String.format("%-44s %-10s %-18s %s", scenario.name(), scenario.side().suiteName(),
-                    scenario.rule().section(), scenario.rule().paraphrase()));
+                    scenario.rule().section() + (scenario.rule().verified() ? "*" : ""),
+                    scenario.rule().paraphrase()));
             }
             out.println(selected.size() + " scenarios");
             out.flush();

@@ -41,6 +41,10 @@ class ConformCommandTest
         assertEquals(Catalogue.all().size() + 1, result.outLines().size());
         assertTrue(result.out().contains("responder.psn-sequence-error"), result.out());
         assertTrue(result.out().contains("requester.lost-ack-retransmit"), result.out());
+        assertTrue(result.out().contains("congestion.ce-marked-gets-cnp                congestion A17.9.3*"),
+            result.out());
+        assertTrue(result.out().contains("responder.reads-beyond-resources             responder  9.4.4 / 9.9.3 "),
+            result.out());
     }
 
     @Test

@@ -2,9 +2,16 @@ package org.roce4j.conform;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
+import org.agrona.concurrent.UnsafeBuffer;
+import org.roce4j.transport.cc.CongestionControl;
+import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
+import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader;
 
 /**
@@ -18,6 +25,19 @@ public final class Checkers
      * (rxe's timers run in jiffies; a timer wheel rounds up), not a figure from the IBA.
      */
     public static final int LATE_RETRANSMISSION_FACTOR = 4;
+    /**
+     * The most request packets a requester sends in a row without AckReq, rxe's cadence: rxe_req.c sets AckReq on a
+     * message's last packet or when {@code qp->req.noack_pkts++ > RXE_MAX_PKT_PER_ACK} (64), so 65 packets go
+     * without it and the 66th carries it. The IBA sets no number; this is the cadence the checker holds a DUT to, so
+     * that a responder that ACKs only on AckReq (rxe, roce4j) never leaves a long stretch unacknowledged.
+     */
+    public static final int MAX_PACKETS_WITHOUT_ACK_REQ = 65;
+    /**
+     * The least time between two CNPs to one QP {@link #cnpPacing} is run with in the catalogue: ConnectX's
+     * {@code min_time_between_cnps} default, 4 us (the IBA leaves the CNP rate to the notification point).
+     */
+    public static final long CNP_MIN_INTERVAL_NS =
+        CongestionControl.DCQCN.get(CongestionControl.Param.MIN_TIME_BETWEEN_CNPS) * 1_000L;
 
     private Checkers()
     {
@@ -197,5 +217,233 @@ public final class Checkers
             first++;
         }
         return List.of(Finding.violation("DUT memory differs from what was sent at offset " + (offset + first)));
+    }
+
+    /**
+     * DUT as responder: every request the peer sent with AckReq set (and the DUT took: neither dropped on the way nor
+     * with a bad ICRC) is answered by a later frame with an AETH whose PSN covers it (an ACK coalesces every PSN up to
+     * its own, IBA 9.7.5.1.2; a READ or atomic is answered by its response); no ACK names a PSN the peer has not sent
+     * yet; and the DUT's positive ACKs never go backwards. rxe ACKs every packet with AckReq and nothing else
+     * (rxe_resp.c acknowledge: {@code else if (bth_ack(pkt)) send_ack(...)}), with no delayed-ACK timer.
+     *
+     * <p>For exchanges without duplicates or NAKs: a duplicate is re-ACKed with its old PSN on purpose, and a NAK
+     * names the expected PSN, not the one that asked.
+     *
+     * @param capture the capture.
+     * @return findings.
+     */
+    public static List<Finding> ackReqAnswered(final Capture capture)
+    {
+        final List<CapturedFrame> frames = capture.frames();
+        int asked = 0;
+        int highestSent = -1;
+        int lastAck = -1;
+        for (int i = 0; i < frames.size(); i++)
+        {
+            final CapturedFrame frame = frames.get(i);
+            if (!taken(frame))
+            {
+                continue;
+            }
+            if (Direction.TO_DUT == frame.direction() && null != frame.opcode() && frame.opcode().canRequestAck())
+            {
+                highestSent = highestSent < 0 || Psn.compare(frame.psn(), highestSent) > 0 ? frame.psn() : highestSent;
+                if (frame.ackReq())
+                {
+                    asked++;
+                    if (!answeredAfter(frames, i))
+                    {
+                        return List.of(Finding.violation("frame #" + i + " " + frame.label() + " asked for an ACK " +
+                            "(AckReq) and no ACK or response covering PSN 0x" + Integer.toHexString(frame.psn()) +
+                            " followed"));
+                    }
+                }
+            }
+            else if (Direction.FROM_DUT == frame.direction() && frame.isAck())
+            {
+                if (highestSent < 0 || Psn.compare(frame.psn(), highestSent) > 0)
+                {
+                    return List.of(Finding.violation("frame #" + i + " ACKs PSN 0x" + Integer.toHexString(frame.psn()) +
+                        ", which the peer has not sent"));
+                }
+                if (lastAck >= 0 && Psn.compare(frame.psn(), lastAck) < 0)
+                {
+                    return List.of(Finding.violation("ACK PSN went back from 0x" + Integer.toHexString(lastAck) +
+                        " to 0x" + Integer.toHexString(frame.psn()) + " in frame #" + i));
+                }
+                lastAck = frame.psn();
+            }
+        }
+        if (0 == asked)
+        {
+            return List.of(Finding.violation("the peer sent no request with AckReq: nothing to judge"));
+        }
+        return List.of(Finding.ok(asked + " requests with AckReq, each answered; ACK PSNs never went backwards"));
+    }
+
+    /** A frame that reached its receiver intact: not dropped by the link, ICRC good. */
+    private static boolean taken(final CapturedFrame frame)
+    {
+        return !"dropped".equals(frame.fault()) && FrameStatus.OK == frame.status();
+    }
+
+    private static boolean answeredAfter(final List<CapturedFrame> frames, final int requestIndex)
+    {
+        final int psn = frames.get(requestIndex).psn();
+        for (int j = requestIndex + 1; j < frames.size(); j++)
+        {
+            final CapturedFrame answer = frames.get(j);
+            if (Direction.FROM_DUT == answer.direction() && taken(answer) && answer.syndrome() >= 0 &&
+                Psn.compare(answer.psn(), psn) >= 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * DUT as requester: AckReq is set on the last packet of every RC message (rxe_req.c: {@code pkt->mask &
+     * RXE_END_MASK}; a responder that ACKs only on AckReq would otherwise leave the message unacknowledged until the
+     * local ACK timeout) and never more than {@code maxWithout} request packets go in a row without it.
+     *
+     * @param capture    the capture.
+     * @param maxWithout the longest run allowed without AckReq ({@link #MAX_PACKETS_WITHOUT_ACK_REQ} for rxe's).
+     * @return findings.
+     */
+    public static List<Finding> ackReqCadence(final Capture capture, final int maxWithout)
+    {
+        int run = 0;
+        int longest = 0;
+        int packets = 0;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT != frame.direction() || null == frame.opcode() || !frame.opcode().canRequestAck())
+            {
+                continue;
+            }
+            packets++;
+            if (frame.ackReq())
+            {
+                run = 0;
+                continue;
+            }
+            if (frame.opcode().position().isEnd())
+            {
+                return List.of(Finding.violation("frame #" + frame.index() + " " + frame.label() + " ends a " +
+                    "message without AckReq"));
+            }
+            run++;
+            longest = Math.max(longest, run);
+            if (run > maxWithout)
+            {
+                return List.of(Finding.violation("frame #" + frame.index() + " is the " + run + "th request packet " +
+                    "in a row without AckReq (at most " + maxWithout + ")"));
+            }
+        }
+        if (0 == packets)
+        {
+            return List.of(Finding.violation("the DUT sent no RC request: nothing to judge"));
+        }
+        return List.of(Finding.ok(packets + " request packets: AckReq on every message's last packet, at most " +
+            longest + " in a row without it (allowed " + maxWithout + ")"));
+    }
+
+    /**
+     * Every CNP the DUT sent has RoCEv2's CNP format (IBA A17.9.3; protocol-facts B.4, a ConnectX-4 Lx capture):
+     * BTH opcode 0x81 with BECN set, AckReq clear, TVer 0, DestQP the QP that sent the CE-marked packets, then 16
+     * reserved bytes, zero, and nothing else before a good ICRC.
+     *
+     * @param capture  the capture.
+     * @param notified the QPN the CNPs must name (the peer's, whose packets came marked).
+     * @return findings: a violation when a CNP is malformed or none was sent.
+     */
+    public static List<Finding> cnpFormat(final Capture capture, final int notified)
+    {
+        final RoceFrameParser parser = new RoceFrameParser();
+        int cnps = 0;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT != frame.direction() || Opcode.CNP_NOTIFICATION != frame.opcode())
+            {
+                continue;
+            }
+            cnps++;
+            final String wrong = cnpDefect(parser, frame, notified);
+            if (null != wrong)
+            {
+                return List.of(Finding.violation("CNP frame #" + frame.index() + ": " + wrong));
+            }
+        }
+        if (0 == cnps)
+        {
+            return List.of(Finding.violation("the DUT sent no CNP"));
+        }
+        return List.of(Finding.ok(cnps + " CNPs to QP 0x" + Integer.toHexString(notified) + ", each opcode 0x81, " +
+            "BECN, 16 zero reserved bytes, good ICRC"));
+    }
+
+    private static String cnpDefect(final RoceFrameParser parser, final CapturedFrame frame, final int notified)
+    {
+        final byte[] bytes = frame.bytes();
+        final FrameStatus status = parser.parse(new UnsafeBuffer(bytes), 0, bytes.length);
+        if (FrameStatus.OK != status)
+        {
+            return "does not parse as a good RoCEv2 frame (" + status + ")";
+        }
+        if (notified != parser.bth().destQp())
+        {
+            return "DestQP 0x" + Integer.toHexString(parser.bth().destQp()) + ", the rule wants the sending QP 0x" +
+                Integer.toHexString(notified);
+        }
+        if (!parser.bth().becn())
+        {
+            return "BECN is clear";
+        }
+        if (parser.bth().ackReq() || 0 != parser.bth().transportVersion())
+        {
+            return "AckReq set or TVer not 0";
+        }
+        if (0 != parser.payloadLength() || 0 != parser.padCount())
+        {
+            return parser.payloadLength() + " bytes after the 16 reserved bytes (pad " + parser.padCount() + ")";
+        }
+        if (0 != parser.cnp().reservedHigh() || 0 != parser.cnp().reservedLow())
+        {
+            return "reserved bytes not zero";
+        }
+        return null;
+    }
+
+    /**
+     * The DUT's CNPs to one QP come at most one per {@code minIntervalNs} (ConnectX: {@code min_time_between_cnps},
+     * the NP's {@code cnp_time}; the IBA leaves the rate to the notification point, A17.9): a burst of CE-marked
+     * packets gets one CNP, not one each.
+     *
+     * @param capture       the capture.
+     * @param minIntervalNs the least time between two CNPs to the same QP.
+     * @return findings.
+     */
+    public static List<Finding> cnpPacing(final Capture capture, final long minIntervalNs)
+    {
+        final Map<Integer, CapturedFrame> last = new HashMap<>();
+        int cnps = 0;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT != frame.direction() || Opcode.CNP_NOTIFICATION != frame.opcode())
+            {
+                continue;
+            }
+            cnps++;
+            final CapturedFrame previous = last.put(frame.destQp(), frame);
+            if (null != previous && frame.timeNs() - previous.timeNs() < minIntervalNs)
+            {
+                return List.of(Finding.violation("CNPs #" + previous.index() + " and #" + frame.index() + " to QP 0x" +
+                    Integer.toHexString(frame.destQp()) + " came " + ConformContext.micros(frame.timeNs() -
+                    previous.timeNs()) + " apart, less than " + ConformContext.micros(minIntervalNs)));
+            }
+        }
+        return List.of(Finding.ok(cnps + " CNPs, none closer than " + ConformContext.micros(minIntervalNs) +
+            " to the previous one to the same QP"));
     }
 }

@@ -239,6 +239,21 @@ public final class ConformContext
     }
 
     /**
+     * Send frames to the DUT back to back, through the link's rules, and only then run the DUT: they reach it as one
+     * burst at one instant of the runner's clock.
+     *
+     * @param frames whole Ethernet frames, in order.
+     */
+    public void sendBurst(final List<byte[]> frames)
+    {
+        for (final byte[] frame : frames)
+        {
+            link.sendFrame(frame);
+        }
+        settle();
+    }
+
+    /**
      * Wait for the DUT to send a frame matching the filter; frames it sends before that are passed over (they stay
      * in the capture for the checkers).
      *

@@ -17,7 +17,14 @@ public enum PeerProfile
     RXE(Map.of(
         "requester.ghost-ack-ignored",
         "rxe's completer takes an ACK for a PSN it never sent as acknowledging every earlier WQE (rxe_comp.c " +
-            "check_psn has no upper bound)")),
+            "check_psn has no upper bound)",
+        "requester.retry-exhausted",
+        "rxe takes retry_cnt 7, the value perftest and ibv_rc_pingpong set, as retry forever (rxe_comp.c: " +
+            "\"if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--\"), so the WRITE is retransmitted on and never " +
+            "fails with RETRY_EXC_ERR",
+        "congestion.ce-marked-gets-cnp",
+        "rxe is no notification point: nothing in rxe_recv.c, rxe_resp.c or rxe_comp.c sends a CNP (opcode 0x81) or " +
+            "reads the ECN field (protocol-facts A.10)")),
     /**
      * NVIDIA ConnectX (mlx5). No deviation is documented in this catalogue yet; the profile exists so reports name
      * the DUT kind, and entries are added as captures show them.

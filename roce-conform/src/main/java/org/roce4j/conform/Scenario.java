@@ -80,6 +80,18 @@ public record Scenario(String name, IbaRule rule, Side side, String summary, Lis
         }
 
         /**
+         * @param section    IBA section or compliance statement.
+         * @param paraphrase the rule in one line.
+         * @param verifiedBy the public source the section number was checked against.
+         * @return this.
+         */
+        public Builder rule(final String section, final String paraphrase, final String verifiedBy)
+        {
+            this.rule = new IbaRule(section, paraphrase, verifiedBy);
+            return this;
+        }
+
+        /**
          * @param side the DUT's role.
          * @return this.
          */

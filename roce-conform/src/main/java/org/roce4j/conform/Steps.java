@@ -76,6 +76,16 @@ public final class Steps
     }
 
     /**
+     * @param label  what is sent.
+     * @param frames builds the frames.
+     * @return send frames to the DUT back to back, as one burst ({@link ConformContext#sendBurst}).
+     */
+    public static Step sendBurst(final String label, final Function<ConformContext, List<byte[]>> frames)
+    {
+        return new Step("peer sends " + label, ctx -> ctx.sendBurst(frames.apply(ctx)));
+    }
+
+    /**
      * @param direction which way.
      * @param filter    which frames.
      * @param count     how many.

@@ -5,6 +5,7 @@ import java.util.List;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.header.AethHeader;
@@ -134,5 +135,123 @@ class CheckersTest
         fromDut(10 + timerNs - 1, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1);
 
         assertTrue(violated(Checkers.rnrWait(capture, 1)));
+    }
+
+    /** A request or CNP with the BTH fields the AckReq and CNP checkers read. */
+    private static byte[] bthFrame(final LinkAddress from, final LinkAddress to, final Opcode opcode, final int destQp,
+        final int psn, final boolean ackReq)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
+        final RoceFrameBuilder builder = new RoceFrameBuilder().wrap(buffer, 0).ethernet(to.mac(), from.mac())
+            .ipv4(from.ipv4(), to.ipv4()).udp(0xC0DE).bth(opcode, destQp, psn);
+        builder.bthHeader().ackReq(ackReq);
+        if (Opcode.CNP_NOTIFICATION == opcode)
+        {
+            builder.bthHeader().becn(true);
+            builder.cnp().clear();
+        }
+        else
+        {
+            if (opcode.has(ExtHeader.RETH))
+            {
+                builder.reth().va(0x1000).rkey(1).dmaLength(8);
+            }
+            builder.payload(new UnsafeBuffer(new byte[256]), 0, Opcode.RC_RDMA_WRITE_ONLY == opcode ? 8 : 256);
+        }
+        final byte[] out = new byte[builder.finish()];
+        buffer.getBytes(0, out);
+        return out;
+    }
+
+    private void request(final Direction direction, final Opcode opcode, final int psn, final boolean ackReq)
+    {
+        final boolean out = Direction.FROM_DUT == direction;
+        capture.add(0, direction, bthFrame(out ? DUT : PEER, out ? PEER : DUT, opcode, 0x11, psn, ackReq), null);
+    }
+
+    private void cnp(final long timeNs, final int destQp)
+    {
+        capture.add(timeNs, Direction.FROM_DUT, bthFrame(DUT, PEER, Opcode.CNP_NOTIFICATION, destQp, 0, false), null);
+    }
+
+    @Test
+    void everyAckReqMustBeCoveredByALaterAck()
+    {
+        request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x100, false);
+        request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x101, true);
+        request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x102, true);
+        fromDut(1, Opcode.RC_ACKNOWLEDGE, 0x102, AethHeader.SYNDROME_ACK_UNLIMITED, 3);
+        final List<Finding> coalesced = Checkers.ackReqAnswered(capture);
+        assertFalse(violated(coalesced), coalesced.toString());
+        assertEquals("2 requests with AckReq, each answered; ACK PSNs never went backwards", coalesced.get(0).text());
+
+        request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x103, true);
+        final List<Finding> unanswered = Checkers.ackReqAnswered(capture);
+        assertTrue(violated(unanswered));
+        assertTrue(unanswered.get(0).text().contains("no ACK or response covering PSN 0x103"), unanswered.toString());
+    }
+
+    @Test
+    void ackForAPsnNotSentOrGoingBackIsAViolation()
+    {
+        request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x100, true);
+        fromDut(1, Opcode.RC_ACKNOWLEDGE, 0x105, AethHeader.SYNDROME_ACK_UNLIMITED, 1);
+        assertEquals("frame #1 ACKs PSN 0x105, which the peer has not sent",
+            Checkers.ackReqAnswered(capture).get(0).text());
+
+        final Capture back = new Capture();
+        back.add(0, Direction.TO_DUT, bthFrame(PEER, DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x11, 0x100, true), null);
+        back.add(0, Direction.TO_DUT, bthFrame(PEER, DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x11, 0x101, true), null);
+        back.add(1, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_ACKNOWLEDGE, 0x101,
+            AethHeader.SYNDROME_ACK_UNLIMITED, 2), null);
+        back.add(2, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_ACKNOWLEDGE, 0x100,
+            AethHeader.SYNDROME_ACK_UNLIMITED, 2), null);
+        assertTrue(Checkers.ackReqAnswered(back).get(0).text().startsWith("ACK PSN went back from 0x101 to 0x100"));
+
+        assertTrue(violated(Checkers.ackReqAnswered(new Capture())), "nothing asked: nothing judged");
+    }
+
+    @Test
+    void ackReqCadenceWantsItOnEveryLastPacketAndWithinTheRun()
+    {
+        request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_FIRST, 0x500, false);
+        request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_MIDDLE, 0x501, false);
+        request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_MIDDLE, 0x502, true);
+        request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_MIDDLE, 0x503, false);
+        request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_LAST, 0x504, true);
+        final List<Finding> ok = Checkers.ackReqCadence(capture, 2);
+        assertFalse(violated(ok), ok.toString());
+        assertTrue(violated(Checkers.ackReqCadence(capture, 1)), "two in a row without AckReq where 1 is allowed");
+
+        request(Direction.FROM_DUT, Opcode.RC_SEND_ONLY, 0x505, false);
+        final List<Finding> last = Checkers.ackReqCadence(capture, 2);
+        assertTrue(last.get(0).text().endsWith("ends a message without AckReq"), last.toString());
+    }
+
+    @Test
+    void cnpFormatWantsTheSendingQpBecnAndAGoodIcrc()
+    {
+        assertEquals("the DUT sent no CNP", Checkers.cnpFormat(capture, 0x77).get(0).text());
+        cnp(0, 0x77);
+        assertFalse(violated(Checkers.cnpFormat(capture, 0x77)));
+        assertTrue(Checkers.cnpFormat(capture, 0x78).get(0).text().contains("DestQP 0x77, the rule wants"));
+
+        final Capture corrupt = new Capture();
+        corrupt.add(0, Direction.FROM_DUT, Frames.corruptIcrc(bthFrame(DUT, PEER, Opcode.CNP_NOTIFICATION, 0x77, 0,
+            false)), null);
+        assertTrue(Checkers.cnpFormat(corrupt, 0x77).get(0).text().endsWith("(BAD_ICRC)"));
+    }
+
+    @Test
+    void cnpsToOneQpCloserThanTheIntervalAreAViolation()
+    {
+        cnp(0, 0x77);
+        cnp(0, 0x78);
+        cnp(4_000, 0x77);
+        assertFalse(violated(Checkers.cnpPacing(capture, 4_000)));
+        cnp(7_999, 0x77);
+        final List<Finding> tooSoon = Checkers.cnpPacing(capture, 4_000);
+        assertTrue(violated(tooSoon));
+        assertEquals("CNPs #2 and #3 to QP 0x77 came 3.999 us apart, less than 4.0 us", tooSoon.get(0).text());
     }
 }

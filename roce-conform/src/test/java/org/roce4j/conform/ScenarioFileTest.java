@@ -7,6 +7,7 @@ import org.roce4j.conform.dut.SelfDut;
 import org.roce4j.conform.file.ScenarioFile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,7 +27,8 @@ class ScenarioFileTest
     @Test
     void exampleFilesPassAgainstRoce4j() throws Exception
     {
-        for (final String file : new String[] {"psn-sequence-error.yaml", "bad-icrc.yaml", "lost-ack.yaml"})
+        for (final String file : new String[] {"psn-sequence-error.yaml", "bad-icrc.yaml", "lost-ack.yaml",
+            "ce-marked-cnp.yaml"})
         {
             final Scenario scenario = ScenarioFile.load(DIR.resolve(file));
             final ScenarioResult result = run(scenario);
@@ -36,6 +38,8 @@ class ScenarioFileTest
         final Scenario lostAck = ScenarioFile.load(DIR.resolve("lost-ack.yaml"));
         assertEquals(Side.REQUESTER, lostAck.side());
         assertEquals("9.7.6.1.3", lostAck.rule().section());
+        assertFalse(lostAck.rule().verified());
+        assertTrue(ScenarioFile.load(DIR.resolve("ce-marked-cnp.yaml")).rule().verifiedBy().startsWith("NVIDIA"));
         assertEquals(8, lostAck.steps().size());
         assertEquals("dropped", run(lostAck).capture().frames().get(1).fault());
     }

@@ -3,6 +3,7 @@ package org.roce4j.conform.catalogue;
 import java.util.Arrays;
 import java.util.List;
 
+import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.Checkers;
 import org.roce4j.conform.Checks;
 import org.roce4j.conform.ConformContext;
@@ -14,6 +15,7 @@ import org.roce4j.conform.Scenario;
 import org.roce4j.conform.Side;
 import org.roce4j.conform.Step;
 import org.roce4j.conform.Steps;
+import org.roce4j.conform.dut.DutCompletion;
 import org.roce4j.conform.dut.DutWork;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.wire.Opcode;
@@ -34,6 +36,11 @@ public final class RequesterScenarios
     /** RNR timer code the peer's RNR NAK carries: 14, 1.28 ms. */
     private static final int RNR_CODE = 14;
     private static final int ACK = AethHeader.SYNDROME_ACK_UNLIMITED;
+    /**
+     * Packets of the long WRITE the AckReq cadence is judged on: more than {@link Checkers#MAX_PACKETS_WITHOUT_ACK_REQ}
+     * so a requester that only sets AckReq on the last packet is caught.
+     */
+    private static final int CADENCE_PACKETS = 100;
 
     private RequesterScenarios()
     {
@@ -46,7 +53,7 @@ public final class RequesterScenarios
     {
         return List.of(lostAck(), lateAck(), nakSequence(), rnrNak(), ghostAck(), duplicateAck(),
             readResponseIntegrity(),
-            readResponseTooLong(), impliedNak());
+            readResponseTooLong(), impliedNak(), retryExhausted(), readResponseWrongOpcode(), ackReqCadence());
     }
 
     private static Scenario.Builder requester(final String name)
@@ -69,6 +76,12 @@ public final class RequesterScenarios
     {
         return Steps.post("an RDMA WRITE of " + length + " bytes (wr_id " + wrId + ")",
             ctx -> DutWork.write(wrId, 0, length, PEER_VA, PEER_RKEY));
+    }
+
+    private static Step read(final long wrId, final int length)
+    {
+        return Steps.post("an RDMA READ of " + length + " bytes (wr_id " + wrId + ")",
+            ctx -> DutWork.read(wrId, 0, length, PEER_VA, PEER_RKEY));
     }
 
     private static Step ackOf(final String what, final int delta)
@@ -144,6 +157,8 @@ public final class RequesterScenarios
                     FrameFilter.opcode(Opcode.RC_RDMA_WRITE_LAST), requestNs())),
                 Steps.check("go-back-N", ctx -> Checkers.goBackN(ctx.capture(), ctx.marked("nak").index(),
                     sq(ctx, 1))),
+                Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
+                    Checkers.MAX_PACKETS_WITHOUT_ACK_REQ)),
                 ackOf("the whole WRITE", 3),
                 Steps.completion(1, WcStatus.SUCCESS))
             .build();
@@ -239,7 +254,7 @@ public final class RequesterScenarios
                 "completes in error and the QP goes to the error state")
             .summary("READ of 64 bytes answered with a READ RESPONSE ONLY of 128")
             .steps(Steps.connect(),
-                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                read(1, 64),
                 Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
                 Steps.send("READ RESPONSE ONLY of 128 bytes", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY,
                     sq(ctx, 0), Frames.pattern(128, 6), b -> b.aeth().syndrome(ACK).msn(1))),
@@ -255,7 +270,7 @@ public final class RequesterScenarios
                 "resends from the READ")
             .summary("READ then WRITE; the WRITE is ACKed, the READ never answered; the READ and the WRITE come again")
             .steps(Steps.connect(),
-                Steps.post("an RDMA READ of 64 bytes (wr_id 1)", ctx -> DutWork.read(1, 0, 64, PEER_VA, PEER_RKEY)),
+                read(1, 64),
                 write(2, 64),
                 Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
                 new Step("peer ACKs the WRITE only", ctx ->
@@ -274,6 +289,91 @@ public final class RequesterScenarios
                 ackOf("the WRITE again", 1),
                 Steps.completion(1, WcStatus.SUCCESS),
                 Steps.completion(2, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario retryExhausted()
+    {
+        return requester("retry-exhausted")
+            .rule("9.7.6.1.3", "when the retry count is spent and still no ACK comes, the request completes with a " +
+                "retry-exceeded error and the QP goes to the error state; no retry beyond the count")
+            .summary("WRITE never ACKed: the retransmissions counted against retry_cnt, then RETRY_EXC_ERR")
+            .steps(Steps.connect(), write(1, 64),
+                new Step("expect the WRITE ONLY", ctx -> ctx.mark("original",
+                    ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()))),
+                new Step("expect retry_cnt retransmissions, each within 4 local ACK timeouts", ctx ->
+                {
+                    for (int i = 1; i <= ctx.qp().retryCount(); i++)
+                    {
+                        final CapturedFrame retry = ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY),
+                            Checkers.LATE_RETRANSMISSION_FACTOR * ctx.qp().localAckTimeoutNs());
+                        Checks.equal("retransmission " + i + " PSN", sq(ctx, 0), retry.psn());
+                    }
+                }),
+                Steps.check("retransmission timing", ctx -> Checkers.retransmissionTiming(ctx.capture(),
+                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs())),
+                new Step("expect no retransmission beyond retry_cnt for 4 local ACK timeouts", ctx -> ctx.expectNone(
+                    FrameFilter.request(), Checkers.LATE_RETRANSMISSION_FACTOR * ctx.qp().localAckTimeoutNs())),
+                Steps.completion(1, WcStatus.RETRY_EXC_ERR),
+                Steps.qpInError())
+            .build();
+    }
+
+    static Scenario readResponseWrongOpcode()
+    {
+        return requester("read-response-wrong-opcode")
+            .rule("9.9.2", "a response whose opcode does not fit the outstanding request (an ATOMIC ACKNOWLEDGE for " +
+                "a READ) is a bad response: the request completes in error and the QP goes to the error state")
+            .summary("READ of 64 bytes answered with an ATOMIC ACKNOWLEDGE at its PSN")
+            .steps(Steps.connect(),
+                read(1, 64),
+                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()),
+                Steps.send("ATOMIC ACKNOWLEDGE at the READ's PSN", ctx -> ctx.frame(Opcode.RC_ATOMIC_ACKNOWLEDGE,
+                    sq(ctx, 0), new byte[0], b ->
+                    {
+                        b.aeth().syndrome(ACK).msn(1);
+                        b.atomicAckEth().originalData(0x1122_3344_5566_7788L);
+                    })),
+                Steps.verify("the READ completes in error", ctx ->
+                {
+                    final List<DutCompletion> completions = ctx.completions();
+                    Checks.that(!completions.isEmpty(), "the DUT reported no completion for the READ");
+                    Checks.that(1 == completions.get(0).wrId() && WcStatus.SUCCESS != completions.get(0).status(),
+                        "the READ completed " + completions.get(0) + " on a response of the wrong opcode");
+                    ctx.note("the READ completed with " + completions.get(0).status() + " (roce4j: BAD_RESP_ERR)");
+                }),
+                Steps.qpInError())
+            .build();
+    }
+
+    static Scenario ackReqCadence()
+    {
+        return requester("ackreq-cadence")
+            .rule("9.7.5.1.2", "the requester sets AckReq on the last packet of every message and often enough " +
+                "inside a long one that a responder ACKing only on AckReq keeps its window moving")
+            .summary("a WRITE of 100 path MTUs, each AckReq packet ACKed at once")
+            .steps(Steps.connect(),
+                new Step("DUT posts an RDMA WRITE of 100 path MTUs (wr_id 1)", ctx ->
+                {
+                    ctx.dut().postSend(DutWork.write(1, 0, CADENCE_PACKETS * ctx.qp().pathMtuBytes(), PEER_VA,
+                        PEER_RKEY));
+                    ctx.settle();
+                }),
+                new Step("expect every packet up to WRITE LAST, ACKing each one with AckReq", ctx ->
+                {
+                    for (int i = 0; i < CADENCE_PACKETS; i++)
+                    {
+                        final CapturedFrame packet = ctx.expect(FrameFilter.request(), requestNs());
+                        Checks.equal("packet " + i + " PSN", sq(ctx, i), packet.psn());
+                        if (packet.ackReq())
+                        {
+                            ctx.send(Frames.ack(ctx, packet.psn(), ACK, 0));
+                        }
+                    }
+                }),
+                Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
+                    Checkers.MAX_PACKETS_WITHOUT_ACK_REQ)),
+                Steps.completion(1, WcStatus.SUCCESS))
             .build();
     }
 }

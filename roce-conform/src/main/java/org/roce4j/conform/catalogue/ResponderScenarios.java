@@ -1,11 +1,13 @@
 package org.roce4j.conform.catalogue;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 import org.roce4j.conform.Checkers;
 import org.roce4j.conform.Checks;
 import org.roce4j.conform.ConformContext;
+import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.ConformSkip;
 import org.roce4j.conform.Direction;
 import org.roce4j.conform.FrameFilter;
@@ -17,6 +19,7 @@ import org.roce4j.conform.Steps;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
+import org.roce4j.wire.header.AethHeader;
 import org.roce4j.wire.header.AethHeader.NakCode;
 
 import static org.roce4j.conform.ConformContext.PEER_PSN;
@@ -46,7 +49,7 @@ public final class ResponderScenarios
             duplicateReadShorter(), duplicateAtomic(), invalidRkey(), outsideMr(), mrWithoutRemoteRight(),
             zeroLengthWriteBadRkey(), middleWithoutFirst(), firstAfterFirst(), firstNotPathMtu(), lastLongerThanMtu(),
             sendLongerThanReceive(), sendWithoutReceive(), unalignedAtomic(), badIcrc(), wrongPkey(), tverNotZero(),
-            wrongDestinationIp(), udWrongQkey());
+            wrongDestinationIp(), udWrongQkey(), readsBeyondResponderResources(), ackReqAnswered());
     }
 
     private static Scenario.Builder responder(final String name)
@@ -433,6 +436,87 @@ public final class ResponderScenarios
                     "a UD SEND with the wrong Q_Key was received: " + ctx.completions())),
                 Steps.send("UD SEND with the right Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey(), DATA)),
                 Steps.completion(1, WcStatus.SUCCESS))
+            .build();
+    }
+
+    static Scenario readsBeyondResponderResources()
+    {
+        return responder("reads-beyond-resources")
+            .rule("9.4.4 / 9.9.3", "READs beyond the responder's max_dest_rd_atomic resources are either each " +
+                "answered from their own PSN with the right data or refused from the first one beyond with NAK " +
+                "invalid request; none is dropped silently")
+            .summary("a WRITE, then max_dest_rd_atomic + 1 READs of it in one burst, then a WRITE")
+            .steps(Steps.connect())
+            .steps(normalService(PEER_PSN))
+            .steps(Steps.sendBurst("max_dest_rd_atomic + 1 READs of 64 bytes, back to back", ctx ->
+                {
+                    final List<byte[]> reads = new ArrayList<>();
+                    for (int i = 1; i <= ctx.qp().maxDestRdAtomic() + 1; i++)
+                    {
+                        reads.add(Frames.read(ctx, psn(i), ctx.qp().va(), ctx.qp().rkey(), DATA.length));
+                    }
+                    return reads;
+                }),
+                new Step("expect each READ answered in order, or the first beyond the resources refused", ctx ->
+                {
+                    final int reads = ctx.qp().maxDestRdAtomic() + 1;
+                    for (int i = 1; i <= reads; i++)
+                    {
+                        final CapturedFrame answer = ctx.expect(FrameFilter.anyAeth(), RESPONSE_NS);
+                        if (i == reads && answer.isNak() &&
+                            NakCode.INVALID_REQUEST.code() == AethHeader.value(answer.syndrome()))
+                        {
+                            Checks.equal("NAK PSN", psn(i), answer.psn());
+                            ctx.note("the READ beyond the resources was refused with NAK invalid request");
+                            Checks.that(ctx.dut().qpInError(), "the DUT refused the READ with NAK invalid request " +
+                                "but its QP is not in the error state");
+                            return;
+                        }
+                        Checks.that(Opcode.RC_RDMA_READ_RESPONSE_ONLY == answer.opcode(), "READ " + i + " of " +
+                            reads + " was answered with " + answer.label());
+                        Checks.equal("READ response PSN", psn(i), answer.psn());
+                        Checks.that(Arrays.equals(DATA, answer.payload()), "READ response " + i + " carries " +
+                            "other data than was written");
+                    }
+                    ctx.note("all " + reads + " READs answered (the responder recycles its resources, as rxe does)");
+                    final int next = psn(reads + 1);
+                    ctx.send(Frames.writeOnly(ctx, next, DATA));
+                    Checks.equal("ACK PSN of the WRITE after the READs", next,
+                        ctx.expect(FrameFilter.ack(), RESPONSE_NS).psn());
+                }),
+                Steps.check("MSN monotonic", ctx -> Checkers.msnMonotonic(ctx.capture())))
+            .build();
+    }
+
+    static Scenario ackReqAnswered()
+    {
+        return responder("ackreq-answered")
+            .rule("9.7.5.1.2", "every request packet with AckReq set is answered by an ACK covering its PSN; one ACK " +
+                "may cover several packets, and ACKs never go backwards")
+            .summary("a 4-packet WRITE with AckReq on its second and last packets, then a SEND ONLY, in one burst")
+            .steps(Steps.connect(), Steps.postRecv(1, 1024, 256),
+                Steps.sendBurst("WRITE FIRST, MIDDLE (AckReq), MIDDLE, LAST (AckReq), SEND ONLY (AckReq)", ctx ->
+                {
+                    final int mtu = ctx.qp().pathMtuBytes();
+                    final long length = 4L * mtu;
+                    final byte[] all = Frames.pattern((int)length, 6);
+                    return List.of(
+                        Frames.write(ctx, Opcode.RC_RDMA_WRITE_FIRST, psn(0), Arrays.copyOfRange(all, 0, mtu),
+                            ctx.qp().va(), ctx.qp().rkey(), length, false),
+                        Frames.write(ctx, Opcode.RC_RDMA_WRITE_MIDDLE, psn(1), Arrays.copyOfRange(all, mtu, 2 * mtu),
+                            0, 0, 0, true),
+                        Frames.write(ctx, Opcode.RC_RDMA_WRITE_MIDDLE, psn(2),
+                            Arrays.copyOfRange(all, 2 * mtu, 3 * mtu), 0, 0, 0, false),
+                        Frames.write(ctx, Opcode.RC_RDMA_WRITE_LAST, psn(3), Arrays.copyOfRange(all, 3 * mtu, 4 * mtu),
+                            0, 0, 0, true),
+                        Frames.send(ctx, Opcode.RC_SEND_ONLY, psn(4), DATA, true));
+                }),
+                Steps.expect(FrameFilter.ack().and(FrameFilter.psn(psn(4))), RESPONSE_NS),
+                Steps.completion(1, WcStatus.SUCCESS),
+                Steps.check("payload integrity", ctx -> Checkers.payloadIntegrity(ctx, 0,
+                    Frames.pattern(4 * ctx.qp().pathMtuBytes(), 6))),
+                Steps.check("AckReq answered", ctx -> Checkers.ackReqAnswered(ctx.capture())),
+                Steps.check("MSN monotonic", ctx -> Checkers.msnMonotonic(ctx.capture())))
             .build();
     }
 }

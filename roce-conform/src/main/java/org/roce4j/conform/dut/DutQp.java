@@ -22,6 +22,8 @@ import org.roce4j.transport.link.LinkAddress;
  * @param retryCount     its retry count.
  * @param minRnrTimer    its min_rnr_timer code (what its RNR NAKs must carry).
  * @param qkey           its Q_Key (UD).
+ * @param maxDestRdAtomic its max_dest_rd_atomic: READs/atomics its responder keeps resources for (IRD; perftest's
+ *                        exchange carries it as out_reads).
  */
 public record DutQp(
     QpType type,
@@ -38,7 +40,8 @@ public record DutQp(
     int timeout,
     int retryCount,
     int minRnrTimer,
-    int qkey)
+    int qkey,
+    int maxDestRdAtomic)
 {
     /**
      * @return the local ACK timeout in nanoseconds: 4.096 us x 2^timeout (IBA 9.7.6.1.3), 0 when disabled.

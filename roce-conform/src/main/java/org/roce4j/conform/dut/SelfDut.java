@@ -15,6 +15,7 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
+import org.roce4j.transport.cc.CongestionControl;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.memory.MemoryFabric;
@@ -38,7 +39,9 @@ import org.roce4j.wire.addr.Gid;
  *
  * <p>Its QP: path MTU 256 (so multi-packet messages stay small), local ACK timeout 14 (67 ms), retry and RNR retry
  * counts 7, min_rnr_timer 12 (0.64 ms), four READ/atomic resources each way; a 64 KiB region with every remote
- * right and a 4 KiB region with none.
+ * right and a 4 KiB region with none. Congestion control is on, DCQCN with ConnectX-5's defaults (as {@code --cc
+ * dcqcn}): the DUT is a notification point, so a CE-marked packet gets a CNP, at most one per QP per
+ * {@code min_time_between_cnps} (4 us).
  */
 public final class SelfDut implements Dut
 {
@@ -52,6 +55,8 @@ public final class SelfDut implements Dut
     public static final int TIMEOUT = 14;
     /** min_rnr_timer code 12: 0.64 ms (QpSetup's default). */
     public static final int MIN_RNR_TIMER = QpSetup.DEFAULT_MIN_RNR_TIMER;
+    /** max_rd_atomic and max_dest_rd_atomic of the DUT's QP: four READs/atomics each way. */
+    public static final int READ_ATOMIC_DEPTH = 4;
     /** Bytes of the remotely accessible region. */
     public static final int REGION_BYTES = 64 * 1024;
     private static final int RESTRICTED_BYTES = 4096;
@@ -77,7 +82,7 @@ public final class SelfDut implements Dut
     public SelfDut(final Link link, final CachedNanoClock clock)
     {
         device = RdmaDevice.open(link, DeviceOptions.invoker().progressGroup(new ProgressGroup())
-            .engineConfig(new EngineConfig().clock(clock)).name("dut"));
+            .engineConfig(new EngineConfig().clock(clock).congestionControl(CongestionControl.DCQCN)).name("dut"));
         pd = device.allocPd();
         cq = device.createCq(256);
         region = pd.registerMemory(ByteBuffer.allocateDirect(REGION_BYTES), ALL_REMOTE);
@@ -149,14 +154,14 @@ public final class SelfDut implements Dut
         final QpType type = rc ? QpType.RC : QpType.UD;
         qp = pd.createQp(new QpInitAttributes().qpType(type).cq(cq));
         final QpSetup setup = new QpSetup().mtu(Mtu.MTU_256).accessFlags(ALL_REMOTE).timeout(TIMEOUT)
-            .retries(QpSetup.DEFAULT_RETRY, QpSetup.DEFAULT_RETRY).minRnrTimer(MIN_RNR_TIMER).readAtomicDepth(4);
+            .retries(QpSetup.DEFAULT_RETRY, QpSetup.DEFAULT_RETRY).minRnrTimer(MIN_RNR_TIMER)
+            .readAtomicDepth(READ_ATOMIC_DEPTH);
         setup.toInit(qp);
         setup.toRts(qp, SQ_PSN, QpInfo.of(0, peer.qpn(), peer.psn(), Gid.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow()));
         return new DutQp(type, ADDRESS, qp.qpNum(), SQ_PSN, Mtu.MTU_256.bytes(), region.iova(), region.rkey(),
             REGION_BYTES, restricted.iova(), restricted.rkey(), RESTRICTED_BYTES, TIMEOUT, QpSetup.DEFAULT_RETRY,
-                MIN_RNR_TIMER,
-            setup.qkey());
+            MIN_RNR_TIMER, setup.qkey(), READ_ATOMIC_DEPTH);
     }
 
     @Override

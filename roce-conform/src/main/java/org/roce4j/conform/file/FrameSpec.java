@@ -17,7 +17,8 @@ import org.roce4j.wire.header.AethHeader;
  *
  * <p>Keys: {@code opcode} (an {@link Opcode} name); {@code psn} (offset from the peer's first PSN, for requests) or
  * {@code sq} (offset from the DUT's first send PSN, for ACKs and responses); {@code payload} (bytes of a pattern),
- * {@code seed}; {@code ack_req}; {@code pkey}; {@code tver}; {@code dest_ip}; {@code reth: {va_offset, rkey,
+ * {@code seed}; {@code ack_req}; {@code pkey}; {@code tver}; {@code dest_ip}; {@code ecn} (the IPv4 ECN field, 0 to
+ * 3; 3 is CE, Congestion Experienced); {@code reth: {va_offset, rkey,
  * dma_length}} and {@code atomic: {va_offset, rkey, swap_add, compare}} with rkey {@code region}, {@code flipped} or
  * {@code restricted}; {@code aeth: {syndrome, msn}}; {@code qkey} ({@code qp} or {@code flipped}) for UD.
  */
@@ -25,6 +26,8 @@ final class FrameSpec
 {
     /** XORed into the DUT's R_Key for {@code rkey: flipped}: changes the key, keeps it plausible. */
     private static final int FLIP_RKEY = 0x5A00;
+    /** The largest value of the 2-bit IP ECN field (RFC 3168): CE. */
+    private static final int ECN_MAX = 3;
 
     private FrameSpec()
     {
@@ -53,11 +56,17 @@ final class FrameSpec
         }
         checkRkey(reth);
         checkRkey(atomic);
+        final int ecn = args.path("ecn").asInt(0);
+        if (ecn < 0 || ecn > ECN_MAX)
+        {
+            throw new IllegalArgumentException("ecn is the 2-bit IP ECN field, 0 to 3, not " + ecn);
+        }
         final int destinationIp = args.has("dest_ip") ? LinkAddress.ofIpv4(args.get("dest_ip").asText()).ipv4() : 0;
         return ctx -> ctx.frameTo(0 != destinationIp ? destinationIp : ctx.qp().address().ipv4(), ctx.qp().qpn(),
             opcode, psn(ctx, peerPsn, psnOffset), payload, b ->
             {
                 b.bthHeader().ackReq(args.path("ack_req").asBoolean(false));
+                b.ipv4Header().tos(ecn);
                 if (args.has("pkey"))
                 {
                     b.bthHeader().pkey(args.get("pkey").asInt());

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import org.roce4j.conform.Checkers;
 import org.roce4j.conform.Checks;
+import org.roce4j.conform.ConformContext;
 import org.roce4j.conform.Direction;
 import org.roce4j.conform.FrameFilter;
 import org.roce4j.conform.Frames;
@@ -85,7 +86,8 @@ public final class ScenarioFile
         final JsonNode rule = required(root, "rule");
         final Scenario.Builder builder = Scenario.builder(text(root, "name"))
             .side(Side.valueOf(text(root, "side").toUpperCase(Locale.ROOT)))
-            .rule(text(rule, "section"), text(rule, "paraphrase"))
+            .rule(text(rule, "section"), text(rule, "paraphrase"),
+                rule.has("verified_by") ? rule.get("verified_by").asText() : null)
             .summary(root.path("summary").asText(""));
         final JsonNode steps = required(root, "steps");
         if (!steps.isArray())
@@ -218,9 +220,19 @@ public final class ScenarioFile
                 return Steps.check("MSN monotonic", ctx -> Checkers.msnMonotonic(ctx.capture()));
             case "ack_psn_monotonic":
                 return Steps.check("ACK PSN monotonic", ctx -> Checkers.ackPsnMonotonic(ctx.capture()));
+            case "ackreq_answered":
+                return Steps.check("AckReq answered", ctx -> Checkers.ackReqAnswered(ctx.capture()));
+            case "ackreq_cadence":
+                return Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
+                    Checkers.MAX_PACKETS_WITHOUT_ACK_REQ));
+            case "cnp_format":
+                return Steps.check("CNP format", ctx -> Checkers.cnpFormat(ctx.capture(), ConformContext.PEER_QPN));
+            case "cnp_pacing":
+                return Steps.check("CNP pacing", ctx -> Checkers.cnpPacing(ctx.capture(),
+                    Checkers.CNP_MIN_INTERVAL_NS));
             default:
                 throw new IllegalArgumentException("unknown checker '" + checker + "' (msn_monotonic, " +
-                    "ack_psn_monotonic)");
+                    "ack_psn_monotonic, ackreq_answered, ackreq_cadence, cnp_format, cnp_pacing)");
         }
     }
 
