@@ -21,6 +21,8 @@ final class MemoryRegionEntry implements MrOps
     private final int pdHandle;
     private final UnsafeBuffer memory;
     private volatile boolean valid = true;
+    /** Memory windows bound to the region (rxe mr->num_mw); engine thread only. */
+    private int boundWindows;
 
     /**
      * @param lkey     local key.
@@ -113,6 +115,30 @@ final class MemoryRegionEntry implements MrOps
     public void invalidate()
     {
         valid = false;
+    }
+
+    /**
+     * @return memory windows bound to the region now (rxe mr->num_mw).
+     */
+    int boundWindows()
+    {
+        return boundWindows;
+    }
+
+    /**
+     * A memory window was bound to the region.
+     */
+    void windowBound()
+    {
+        boundWindows++;
+    }
+
+    /**
+     * A memory window bound to the region was unbound, invalidated or deallocated.
+     */
+    void windowUnbound()
+    {
+        boundWindows--;
     }
 
     /**
