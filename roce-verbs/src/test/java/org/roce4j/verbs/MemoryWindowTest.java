@@ -361,4 +361,29 @@ class MemoryWindowTest
         fx.settle();
         assertEquals(0x0102_0304_0506_0708L, mr.buffer().getLong(16));
     }
+
+    @Test
+    void multiPacketWriteAndReadThroughAType2BWindow()
+    {
+        // MTU 1024: a 3000-byte WRITE is FIRST, MIDDLE, LAST; its later packets check the window again.
+        final VerbsFixture.Pair c = fx.connect(QpType.RC);
+        final MemoryRegion mr = bindable(fx.pdB);
+        final MemoryRegion local = register(fx.pdA, REGION_BYTES, ALL_ACCESS);
+        final MemoryWindow mw = fx.pdB.allocMw(MwType.TYPE_2);
+        assertEquals(WcStatus.SUCCESS, bind2(c, mw, 0x55, mr, mr.address(500), 3000, REMOTE_ALL).status());
+        for (int i = 0; i < 3000; i++)
+        {
+            local.buffer().putByte(i, (byte)(i * 11 + 5));
+        }
+        assertEquals(WcStatus.SUCCESS, write(c, local, mr.address(500), mw.rkey(), 3000).status());
+        for (int i = 0; i < 3000; i++)
+        {
+            assertEquals((byte)(i * 11 + 5), mr.buffer().getByte(500 + i), "byte " + i);
+        }
+        assertEquals(0, mr.buffer().getByte(499));
+        assertEquals(0, mr.buffer().getByte(3500));
+        final WorkCompletion readWc = read(c, local, mr.address(500), mw.rkey(), 3000);
+        assertEquals(WcStatus.SUCCESS, readWc.status(), readWc.toString());
+        assertEquals(3000, readWc.byteLen());
+    }
 }

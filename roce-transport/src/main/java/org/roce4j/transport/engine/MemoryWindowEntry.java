@@ -95,7 +95,7 @@ final class MemoryWindowEntry implements MwOps
     }
 
     /**
-     * Bounds check by offsets, as {@link MemoryRegionEntry#contains} does.
+     * Bounds check by offsets, as a region's ({@link MemoryRegionEntry#contains(long, long, long, long)}).
      *
      * @param va    first address.
      * @param bytes length of the access.
@@ -103,8 +103,7 @@ final class MemoryWindowEntry implements MwOps
      */
     boolean contains(final long va, final long bytes)
     {
-        final long offset = va - addr;
-        return bytes >= 0 && Long.compareUnsigned(offset, length) <= 0 && bytes <= length - offset;
+        return MemoryRegionEntry.contains(addr, length, va, bytes);
     }
 
     /**
