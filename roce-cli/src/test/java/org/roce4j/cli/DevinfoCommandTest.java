@@ -72,7 +72,9 @@ class DevinfoCommandTest
             "\tpage_size_cap:\t\t\t0x0",
             "\tmax_qp:\t\t\t\t1048560",
             "\tmax_qp_wr:\t\t\t32768",
-            "\tdevice_cap_flags:\t\t0x00000000",
+            "\tdevice_cap_flags:\t\t0x01020000",
+            "\t\t\t\t\tMEM_WINDOW",
+            "\t\t\t\t\tMEM_WINDOW_TYPE_2B",
             "\tmax_sge:\t\t\t32",
             "\tmax_sge_rd:\t\t\t32",
             "\tmax_cq:\t\t\t\t1048576",
@@ -84,7 +86,8 @@ class DevinfoCommandTest
             "\tmax_res_rd_atom:\t\t258048",
             "\tmax_qp_init_rd_atom:\t\t128",
             "\tmax_ee_init_rd_atom:\t\t0",
-            "\tatomic_cap:\t\t\tATOMIC_HCA (1)"), lines.subList(9, 26));
+            "\tatomic_cap:\t\t\tATOMIC_HCA (1)"), lines.subList(9, 28));
+        assertTrue(lines.contains("\tmax_mw:\t\t\t\t524287"), String.join("\n", lines));
         final int srq = lines.indexOf("\tmax_srq:\t\t\t917503");
         assertEquals(List.of("\tmax_srq_wr:\t\t\t32768", "\tmax_srq_sge:\t\t\t27", "\tmax_pkeys:\t\t\t1",
             "\tlocal_ca_ack_delay:\t\t15", "\tgeneral_odp_caps:", "\trc_odp_caps:", "\t\t\t\t\tNO SUPPORT"),

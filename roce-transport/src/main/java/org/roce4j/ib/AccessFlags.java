@@ -14,6 +14,17 @@ public final class AccessFlags
     /** IBV_ACCESS_REMOTE_ATOMIC: peers may run atomics on it (needs LOCAL_WRITE). */
     public static final int REMOTE_ATOMIC = 1 << 3;
     /**
+     * IBV_ACCESS_MW_BIND (1 &lt;&lt; 4): memory windows may be bound to the region (IBA C10-73; rxe_check_bind_mw
+     * refuses a bind to a region without it). Memory regions only.
+     */
+    public static final int MW_BIND = 1 << 4;
+    /**
+     * IBV_ACCESS_ZERO_BASED (1 &lt;&lt; 5): a memory window addressed from 0 rather than by the region's IOVA. rxe
+     * refuses it for type 1 windows (o10-36.2.2) and ibv_bind_mw refuses it; roce4j refuses it for every bind
+     * (MW_BIND_ERR): its windows are VA-based.
+     */
+    public static final int ZERO_BASED = 1 << 5;
+    /**
      * IBV_ACCESS_FLUSH_GLOBAL (1 &lt;&lt; 8, verbs.h; IB_ACCESS_FLUSH_GLOBAL): peers may FLUSH it for global visibility
      * (IBA A19, placement type IB_FLUSH_GLOBAL). On a QP it admits FLUSH requests of that placement type.
      */
@@ -38,12 +49,18 @@ public final class AccessFlags
      */
     public static final int REMOTE_INVALIDATE = 1 << 30;
     /** Every flag a memory region may be registered with. */
-    public static final int ALL_MR = ALL | REMOTE_INVALIDATE;
+    public static final int ALL_MR = ALL | REMOTE_INVALIDATE | MW_BIND;
+    /**
+     * Every flag a memory window may be bound with (rxe RXE_ACCESS_SUPPORTED_MW: the remote ones; LOCAL_WRITE is
+     * accepted and means nothing for a window).
+     */
+    public static final int ALL_MW = LOCAL_WRITE | REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC | FLUSH_GLOBAL;
 
     private static final int[] BITS =
-        {LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, FLUSH_GLOBAL, FLUSH_PERSISTENT, REMOTE_INVALIDATE};
-    private static final String[] NAMES = {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC",
-        "FLUSH_GLOBAL", "FLUSH_PERSISTENT", "REMOTE_INVALIDATE"};
+        {LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ, REMOTE_ATOMIC, MW_BIND, ZERO_BASED, FLUSH_GLOBAL, FLUSH_PERSISTENT,
+            REMOTE_INVALIDATE};
+    private static final String[] NAMES = {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND",
+        "ZERO_BASED", "FLUSH_GLOBAL", "FLUSH_PERSISTENT", "REMOTE_INVALIDATE"};
 
     private AccessFlags()
     {

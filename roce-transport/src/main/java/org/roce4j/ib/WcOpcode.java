@@ -15,6 +15,10 @@ public enum WcOpcode
     COMP_SWAP(3),
     /** IBV_WC_FETCH_ADD = 4. */
     FETCH_ADD(4),
+    /** IBV_WC_BIND_MW = 5: a BIND_MW work request (or ibv_bind_mw) completed. */
+    BIND_MW(5),
+    /** IBV_WC_LOCAL_INV = 6: a LOCAL_INV work request completed. */
+    LOCAL_INV(6),
     /** IBV_WC_FLUSH = 8 (rxe wr_to_wc_opcode: IB_WR_FLUSH). */
     FLUSH(8),
     /** IBV_WC_ATOMIC_WRITE = 9 (rxe wr_to_wc_opcode: IB_WR_ATOMIC_WRITE). */

@@ -19,6 +19,16 @@ public enum WrOpcode
     ATOMIC_CMP_AND_SWP(5),
     /** IBV_WR_ATOMIC_FETCH_AND_ADD = 6. */
     ATOMIC_FETCH_AND_ADD(6),
+    /**
+     * IBV_WR_LOCAL_INV = 7: invalidate a type 2B memory window (or a region registered for invalidation) named by
+     * its rkey ({@code invalidate_rkey}); a local operation, no packet leaves (rxe rxe_do_local_ops).
+     */
+    LOCAL_INV(7),
+    /**
+     * IBV_WR_BIND_MW = 8: bind a memory window to a window of a memory region (ibv_bind_mw for type 1, the caller's
+     * WR for type 2B); a local operation, no packet leaves (rxe rxe_bind_mw).
+     */
+    BIND_MW(8),
     /** IBV_WR_SEND_WITH_INV = 9. */
     SEND_WITH_INV(9),
     /** IBV_WR_FLUSH = 14 (ibv_wr_flush; IBA A19): make a remote range (or region) globally visible or persistent. */
@@ -67,6 +77,15 @@ public enum WrOpcode
     }
 
     /**
+     * @return true for the local operations (rxe WR_LOCAL_OP_MASK): BIND_MW and LOCAL_INV, executed by the requester
+     *     without a packet.
+     */
+    public boolean isLocal()
+    {
+        return BIND_MW == this || LOCAL_INV == this;
+    }
+
+    /**
      * @return true for the SEND family: consumes a receive WQE at the responder.
      */
     public boolean isSend()
@@ -110,6 +129,10 @@ public enum WrOpcode
                 return WcOpcode.FLUSH;
             case ATOMIC_WRITE:
                 return WcOpcode.ATOMIC_WRITE;
+            case BIND_MW:
+                return WcOpcode.BIND_MW;
+            case LOCAL_INV:
+                return WcOpcode.LOCAL_INV;
             default:
                 return WcOpcode.SEND;
         }

@@ -20,11 +20,13 @@ class FlagNamesTest
         assertEquals("none", AccessFlags.toString(0));
         assertEquals("LOCAL_WRITE|REMOTE_READ",
             AccessFlags.toString(AccessFlags.REMOTE_READ | AccessFlags.LOCAL_WRITE));
-        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|FLUSH_GLOBAL|FLUSH_PERSISTENT|" +
+        assertEquals("LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|MW_BIND|FLUSH_GLOBAL|FLUSH_PERSISTENT|" +
             "REMOTE_INVALIDATE",
             AccessFlags.toString(AccessFlags.ALL_MR));
-        assertEquals("REMOTE_ATOMIC|0x30", AccessFlags.toString(AccessFlags.REMOTE_ATOMIC | 0x30));
-        assertEveryBitNamed(AccessFlags.class, AccessFlags.ALL_MR, AccessFlags::toString);
+        assertEquals("REMOTE_ATOMIC|MW_BIND|ZERO_BASED|0x40",
+            AccessFlags.toString(AccessFlags.REMOTE_ATOMIC | 0x70));
+        // ZERO_BASED is named (a window's bind may ask for it, and is refused) but no region takes it.
+        assertEveryBitNamed(AccessFlags.class, AccessFlags.ALL_MR | AccessFlags.ZERO_BASED, AccessFlags::toString);
     }
 
     @Test

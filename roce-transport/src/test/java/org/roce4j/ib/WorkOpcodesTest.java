@@ -25,6 +25,8 @@ class WorkOpcodesTest
             "4 RDMA_READ RDMA_READ ord",
             "5 ATOMIC_CMP_AND_SWP COMP_SWAP ord",
             "6 ATOMIC_FETCH_AND_ADD FETCH_ADD ord",
+            "7 LOCAL_INV LOCAL_INV",
+            "8 BIND_MW BIND_MW",
             "9 SEND_WITH_INV SEND",
             "14 FLUSH FLUSH",
             "15 ATOMIC_WRITE ATOMIC_WRITE ord");
@@ -40,7 +42,7 @@ class WorkOpcodesTest
     void everyCompletionOpcodeHasItsLibibverbsValue()
     {
         final List<String> expected = List.of("0 SEND", "1 RDMA_WRITE", "2 RDMA_READ", "3 COMP_SWAP", "4 FETCH_ADD",
-            "8 FLUSH", "9 ATOMIC_WRITE", "128 RECV", "129 RECV_RDMA_WITH_IMM");
+            "5 BIND_MW", "6 LOCAL_INV", "8 FLUSH", "9 ATOMIC_WRITE", "128 RECV", "129 RECV_RDMA_WITH_IMM");
         final List<String> actual = new ArrayList<>();
         for (final WcOpcode op : WcOpcode.values())
         {

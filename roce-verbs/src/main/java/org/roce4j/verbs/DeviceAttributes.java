@@ -80,6 +80,11 @@ public record DeviceAttributes(
     public static final int MAX_CQE = (1 << 15) - 1;
     /** rxe RXE_MAX_MR: RXE_MAX_MR_INDEX (2^19) - RXE_MIN_MR_INDEX (1). */
     public static final int MAX_MR = (1 << 19) - 1;
+    /**
+     * rxe RXE_MAX_MW: RXE_MAX_MW_INDEX (2^20) - RXE_MIN_MW_INDEX (2^19 + 1). roce4j's windows draw 24-bit indexes and
+     * do not enforce it; it is what {@code roce devinfo -v} reports as max_mw, as rxe does.
+     */
+    public static final int MAX_MW = (1 << 19) - 1;
     /** rxe RXE_MAX_PD. */
     public static final int MAX_PD = 1 << 20;
     /** rxe RXE_MAX_QP_RD_ATOM. */

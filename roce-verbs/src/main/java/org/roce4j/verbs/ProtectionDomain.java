@@ -7,10 +7,12 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.MwType;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.provider.AhOps;
 import org.roce4j.transport.provider.MrOps;
+import org.roce4j.transport.provider.MwOps;
 import org.roce4j.transport.provider.QpOps;
 import org.roce4j.transport.provider.RqOps;
 import org.roce4j.wire.addr.Gid;
@@ -30,6 +32,7 @@ public final class ProtectionDomain
     private final RdmaDevice device;
     private final int handle;
     private int memoryRegions;
+    private int memoryWindows;
     private int queuePairs;
     private int addressHandles;
     private int sharedReceiveQueues;
@@ -194,6 +197,43 @@ public final class ProtectionDomain
     }
 
     /**
+     * Allocate a memory window (ibv_alloc_mw).
+     *
+     * @param type {@link MwType#TYPE_1} (bound with {@link MemoryWindow#bind}) or {@link MwType#TYPE_2} (type 2B,
+     *             bound by a BIND_MW work request).
+     * @return the window, unbound.
+     */
+    public MemoryWindow allocMw(final MwType type)
+    {
+        ProgressGroup.requireNonNull(type, "type");
+        synchronized (this)
+        {
+            checkAllocated();
+            final MwOps ops = device.control(() -> device.ops().allocMw(type, handle));
+            memoryWindows++;
+            return new MemoryWindow(this, ops);
+        }
+    }
+
+    void deallocMw(final MemoryWindow window)
+    {
+        synchronized (this)
+        {
+            if (window.isDeallocated())
+            {
+                throw new IllegalStateException("memory window " + window + " is already deallocated");
+            }
+            device.control(() ->
+            {
+                device.ops().deallocMw(window.ops());
+                return null;
+            });
+            window.markDeallocated();
+            memoryWindows--;
+        }
+    }
+
+    /**
      * Check memory region access flags as ibv_reg_mr does.
      *
      * @param access {@link AccessFlags}.
@@ -206,7 +246,7 @@ public final class ProtectionDomain
         {
             throw new IllegalArgumentException("unknown access flag bits 0x" + Integer.toHexString(access &
                 ~AccessFlags.ALL_MR) + " (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
-                "FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)");
+                "MW_BIND|FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)");
         }
         if (0 != (access & AccessFlags.FLUSH_PERSISTENT))
         {
@@ -438,10 +478,11 @@ public final class ProtectionDomain
         synchronized (this)
         {
             checkAllocated();
-            if (0 != memoryRegions + queuePairs + addressHandles + sharedReceiveQueues)
+            if (0 != memoryRegions + memoryWindows + queuePairs + addressHandles + sharedReceiveQueues)
             {
                 final StringBuilder sb = new StringBuilder();
                 appendUse(sb, memoryRegions, "memory region");
+                appendUse(sb, memoryWindows, "memory window");
                 appendUse(sb, queuePairs, "queue pair");
                 appendUse(sb, addressHandles, "address handle");
                 appendUse(sb, sharedReceiveQueues, "shared receive queue");

@@ -462,6 +462,10 @@ public final class QueuePair
         {
             // The provider copies the WR into its send queue (inline data included), as ibv_post_send does.
             qp.postSend(sendReader.wrap(wr));
+            if (WrOpcode.BIND_MW == wr.opcode())
+            {
+                wr.bindMw().posted(wr.bindNewRkey());
+            }
         }
         qp.ringDoorbell();
     }
@@ -479,6 +483,11 @@ public final class QueuePair
             throw bad(index, wr, "unknown send_flags bits 0x" + Integer.toHexString(flags & ~SendFlags.ALL));
         }
         checkOpcodeForType(wr, index, opcode);
+        if (opcode.isLocal())
+        {
+            MemoryWindow.checkLocalWr(this, wr, index);
+            return;
+        }
         final int numSge = wr.numSge();
         if (numSge > maxSendSge)
         {
@@ -576,10 +585,11 @@ public final class QueuePair
                 }
                 break;
             case UC:
-                if (WrOpcode.SEND != opcode && WrOpcode.SEND_WITH_IMM != opcode && !opcode.isWrite())
+                if (WrOpcode.SEND != opcode && WrOpcode.SEND_WITH_IMM != opcode && !opcode.isWrite() &&
+                    !opcode.isLocal())
                 {
                     throw bad(index, wr, "opcode " + opcode + " is not allowed on a UC QP (only SEND, " +
-                        "SEND_WITH_IMM, RDMA_WRITE and RDMA_WRITE_WITH_IMM)");
+                        "SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, BIND_MW and LOCAL_INV)");
                 }
                 break;
             default:

@@ -37,6 +37,12 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
     private int remoteQpn;
     private int remoteQkey;
     private int invalidateRkey;
+    private MemoryWindow bindMw;
+    private int bindNewRkey;
+    private MemoryRegion bindMr;
+    private long bindAddr;
+    private long bindLength;
+    private int bindAccess;
 
     /**
      * A WR with room for {@link DeviceAttributes#MAX_SGE} SGEs.
@@ -78,6 +84,12 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
         remoteQpn = 0;
         remoteQkey = 0;
         invalidateRkey = 0;
+        bindMw = null;
+        bindNewRkey = 0;
+        bindMr = null;
+        bindAddr = 0;
+        bindLength = 0;
+        bindAccess = 0;
         return this;
     }
 
@@ -314,7 +326,81 @@ public final class SendWorkRequest extends WorkRequest<SendWorkRequest>
     }
 
     /**
-     * @param rkey remote key the responder invalidates (SEND_WITH_INV).
+     * The arguments of a BIND_MW (ibv_send_wr bind_mw: mw, rkey, bind_info). The opcode is set apart
+     * ({@link #opcode(WrOpcode) opcode(BIND_MW)}).
+     *
+     * @param mw       the window.
+     * @param newRkey  the rkey the window takes: its low 8 bits are the new key, the rest is the window's index
+     *                 (for type 1 {@link MemoryWindow#bind} passes {@link MemoryWindow#incRkey}).
+     * @param mr       the region, or null (address and length 0) to unbind a type 1 window.
+     * @param addr     first address of the window.
+     * @param length   bytes in the window.
+     * @param access   {@code org.roce4j.ib.AccessFlags} of the window.
+     * @return this.
+     */
+    public SendWorkRequest bindMw(final MemoryWindow mw, final int newRkey, final MemoryRegion mr, final long addr,
+        final long length, final int access)
+    {
+        this.bindMw = mw;
+        this.bindNewRkey = newRkey;
+        this.bindMr = mr;
+        this.bindAddr = addr;
+        this.bindLength = length;
+        this.bindAccess = access;
+        return this;
+    }
+
+    /**
+     * @return BIND_MW's window, or null.
+     */
+    public MemoryWindow bindMw()
+    {
+        return bindMw;
+    }
+
+    /**
+     * @return BIND_MW's new rkey.
+     */
+    public int bindNewRkey()
+    {
+        return bindNewRkey;
+    }
+
+    /**
+     * @return BIND_MW's region, or null.
+     */
+    public MemoryRegion bindMr()
+    {
+        return bindMr;
+    }
+
+    /**
+     * @return BIND_MW's first address.
+     */
+    public long bindAddr()
+    {
+        return bindAddr;
+    }
+
+    /**
+     * @return BIND_MW's length.
+     */
+    public long bindLength()
+    {
+        return bindLength;
+    }
+
+    /**
+     * @return BIND_MW's access flags.
+     */
+    public int bindAccess()
+    {
+        return bindAccess;
+    }
+
+    /**
+     * @param rkey remote key the responder invalidates (SEND_WITH_INV), or the local one LOCAL_INV invalidates
+     *             (a type 2B window's rkey; they share ibv_send_wr's invalidate_rkey).
      * @return this.
      */
     public SendWorkRequest invalidateRkey(final int rkey)

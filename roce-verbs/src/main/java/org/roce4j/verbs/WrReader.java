@@ -3,6 +3,8 @@ package org.roce4j.verbs;
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.provider.AhOps;
+import org.roce4j.transport.provider.MrOps;
+import org.roce4j.transport.provider.MwOps;
 import org.roce4j.transport.provider.SendWrView;
 
 /**
@@ -188,5 +190,47 @@ final class WrReader implements SendWrView
     public int remoteQkey()
     {
         return send.remoteQkey();
+    }
+
+    /** {@inheritDoc} */
+    public MwOps bindMw()
+    {
+        return null == send.bindMw() ? null : send.bindMw().ops();
+    }
+
+    /** {@inheritDoc} */
+    public int bindMwRkey()
+    {
+        return null == send.bindMw() ? 0 : send.bindMw().rkey();
+    }
+
+    /** {@inheritDoc} */
+    public int bindNewRkey()
+    {
+        return send.bindNewRkey();
+    }
+
+    /** {@inheritDoc} */
+    public MrOps bindMr()
+    {
+        return null == send.bindMr() ? null : send.bindMr().ops();
+    }
+
+    /** {@inheritDoc} */
+    public long bindAddress()
+    {
+        return send.bindAddr();
+    }
+
+    /** {@inheritDoc} */
+    public long bindLength()
+    {
+        return send.bindLength();
+    }
+
+    /** {@inheritDoc} */
+    public int bindAccess()
+    {
+        return send.bindAccess();
     }
 }

@@ -117,7 +117,7 @@ class DeviceAndResourceTest
             assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(direct,
                 AccessFlags.REMOTE_ATOMIC)).getMessage());
         assertEquals("unknown access flag bits 0x400 (known: LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ|REMOTE_ATOMIC|" +
-            "FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)",
+            "MW_BIND|FLUSH_GLOBAL|FLUSH_PERSISTENT|REMOTE_INVALIDATE)",
             assertThrows(IllegalArgumentException.class, () -> fx.pdA.registerMemory(direct, 0x400)).getMessage());
         assertEquals("heap memory cannot be registered: use a direct ByteBuffer or an off-heap UnsafeBuffer, or " +
             "open the device with DeviceOptions.allowHeapMemory(true) and pass an explicit IOVA",

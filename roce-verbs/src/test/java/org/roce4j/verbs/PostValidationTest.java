@@ -27,6 +27,9 @@ import static org.roce4j.verbs.VerbsFixture.ALL_ACCESS;
  */
 class PostValidationTest
 {
+    /** The end of the UC opcode list in the refusal: the writes and the local operations. */
+    private static final String UC_LOCAL_OPS = "RDMA_WRITE_WITH_IMM, BIND_MW and LOCAL_INV)";
+
     private final VerbsFixture fx = new VerbsFixture();
     private final VerbsFixture.Pair rc = fx.connect(QpType.RC);
     private final VerbsFixture.Pair uc = fx.connect(QpType.UC);
@@ -68,13 +71,13 @@ class PostValidationTest
         return Stream.of(
             refusal(Target.UD, "opcode RDMA_WRITE is not allowed on a UD QP (only SEND and SEND_WITH_IMM)",
                 t -> new SendWorkRequest().opcode(WrOpcode.RDMA_WRITE).addSge(t.mr, 0, 8).ud(t.ah, 2, 3)),
-            refusal(Target.UC, "opcode RDMA_READ is not allowed on a UC QP (only SEND, SEND_WITH_IMM, RDMA_WRITE " +
-                "and RDMA_WRITE_WITH_IMM)", t -> new SendWorkRequest().opcode(WrOpcode.RDMA_READ)
+            refusal(Target.UC, "opcode RDMA_READ is not allowed on a UC QP (only SEND, SEND_WITH_IMM, RDMA_WRITE, " +
+                UC_LOCAL_OPS, t -> new SendWorkRequest().opcode(WrOpcode.RDMA_READ)
                 .addSge(t.mr, 0, 8).rdma(1, 2)),
             refusal(Target.UC, "opcode SEND_WITH_INV is not allowed on a UC QP (only SEND, SEND_WITH_IMM, " +
-                "RDMA_WRITE and RDMA_WRITE_WITH_IMM)", t -> new SendWorkRequest().opcode(WrOpcode.SEND_WITH_INV)),
+                "RDMA_WRITE, " + UC_LOCAL_OPS, t -> new SendWorkRequest().opcode(WrOpcode.SEND_WITH_INV)),
             refusal(Target.UC, "opcode ATOMIC_FETCH_AND_ADD is not allowed on a UC QP (only SEND, SEND_WITH_IMM, " +
-                "RDMA_WRITE and RDMA_WRITE_WITH_IMM)", t -> new SendWorkRequest()
+                "RDMA_WRITE, " + UC_LOCAL_OPS, t -> new SendWorkRequest()
                 .opcode(WrOpcode.ATOMIC_FETCH_AND_ADD).addSge(t.mr, 0, 8).atomic(0, 1, 1, 0)),
             refusal(Target.RC, "num_sge 5 exceeds the QP's max_send_sge 4", t -> new SendWorkRequest()
                 .addSge(t.mr, 0, 1).addSge(t.mr, 1, 1).addSge(t.mr, 2, 1).addSge(t.mr, 3, 1).addSge(t.mr, 4, 1)),

@@ -15,8 +15,11 @@ import org.roce4j.verbs.PortAttributes;
  */
 final class DevinfoVerbose
 {
-    /** device_cap_flags: roce4j's {@link DeviceAttributes} does not report capability flags. */
-    static final int DEVICE_CAP_FLAGS = 0;
+    /**
+     * device_cap_flags: roce4j's {@link DeviceAttributes} reports no capability flags; the ones printed are the
+     * features roce4j implements with rxe's flag: memory windows, types 1 and 2B (rxe RXE_DEVICE_CAP_FLAGS).
+     */
+    static final int DEVICE_CAP_FLAGS = DeviceCapFlag.MEM_WINDOW.mask() | DeviceCapFlag.MEM_WINDOW_TYPE_2B.mask();
 
     private DevinfoVerbose()
     {
@@ -50,7 +53,7 @@ final class DevinfoVerbose
         out.println("\tatomic_cap:\t\t\t" + atomicCap(attr.atomicCap()));
         out.println("\tmax_ee:\t\t\t\t0");
         out.println("\tmax_rdd:\t\t\t0");
-        out.println("\tmax_mw:\t\t\t\t0");
+        out.println("\tmax_mw:\t\t\t\t" + DeviceAttributes.MAX_MW);
         out.println("\tmax_raw_ipv6_qp:\t\t0");
         out.println("\tmax_raw_ethy_qp:\t\t0");
         out.println("\tmax_mcast_grp:\t\t\t0");

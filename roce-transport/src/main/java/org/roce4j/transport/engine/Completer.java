@@ -378,14 +378,16 @@ final class Completer
     }
 
     /**
-     * Schedule the requester if it waits for what a response may have freed (window, ORD slot, fence).
+     * Schedule the requester if it waits for what a response may have freed (window, ORD slot, fence, the turn of a
+     * local operation).
      *
      * @param qp the QP.
      */
     void wakeRequester(final QpContext qp)
     {
         final RequesterStall stall = qp.req.stall;
-        if (RequesterStall.WINDOW == stall || RequesterStall.ORD == stall || RequesterStall.FENCE == stall)
+        if (RequesterStall.WINDOW == stall || RequesterStall.ORD == stall || RequesterStall.FENCE == stall ||
+            RequesterStall.LOCAL_OP == stall)
         {
             engine.schedule(qp);
         }

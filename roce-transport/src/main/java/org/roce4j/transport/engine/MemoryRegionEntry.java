@@ -21,6 +21,8 @@ final class MemoryRegionEntry implements MrOps
     private final int pdHandle;
     private final UnsafeBuffer memory;
     private volatile boolean valid = true;
+    /** Memory windows bound to the region (rxe mr->num_mw); engine thread only. */
+    private int boundWindows;
 
     /**
      * @param lkey     local key.
@@ -116,6 +118,30 @@ final class MemoryRegionEntry implements MrOps
     }
 
     /**
+     * @return memory windows bound to the region now (rxe mr->num_mw).
+     */
+    int boundWindows()
+    {
+        return boundWindows;
+    }
+
+    /**
+     * A memory window was bound to the region.
+     */
+    void windowBound()
+    {
+        boundWindows++;
+    }
+
+    /**
+     * A memory window bound to the region was unbound, invalidated or deallocated.
+     */
+    void windowUnbound()
+    {
+        boundWindows--;
+    }
+
+    /**
      * Bounds check by offsets, never by end addresses: a region may end exactly at 2^64 (its last byte at
      * 0xFFFF_FFFF_FFFF_FFFF), where {@code va + bytes} wraps to 0 although the access is inside it.
      *
@@ -125,8 +151,22 @@ final class MemoryRegionEntry implements MrOps
      */
     public boolean contains(final long va, final long bytes)
     {
-        // Unsigned: a va below iova gives an offset of 2^63 or more, far beyond any region (at most 2^31 - 1 bytes).
-        final long offset = va - iova;
+        return contains(iova, length, va, bytes);
+    }
+
+    /**
+     * The bounds check of regions and memory windows, by offsets (see {@link #contains(long, long)}).
+     *
+     * @param base   first address of the range.
+     * @param length bytes in the range (at most 2^31 - 1).
+     * @param va     first address of the access.
+     * @param bytes  length of the access.
+     * @return true when [va, va + bytes) lies inside [base, base + length).
+     */
+    static boolean contains(final long base, final long length, final long va, final long bytes)
+    {
+        // Unsigned: a va below base gives an offset of 2^63 or more, far beyond any range (at most 2^31 - 1 bytes).
+        final long offset = va - base;
         return bytes >= 0 && Long.compareUnsigned(offset, length) <= 0 && bytes <= length - offset;
     }
 

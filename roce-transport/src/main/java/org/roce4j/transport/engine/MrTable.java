@@ -17,6 +17,8 @@ final class MrTable
     private final Int2ObjectHashMap<MemoryRegionEntry> byLkey = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<MemoryRegionEntry> byRkey = new Int2ObjectHashMap<>();
     private final SecureRandom random;
+    /** The device's memory windows, whose rkey indexes region rkeys avoid (set by {@link MwTable}), or null. */
+    MwTable windows;
 
     /**
      * @param random key source.
@@ -38,7 +40,12 @@ final class MrTable
     public MemoryRegionEntry register(final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
     {
         final int lkey = freshKey(byLkey);
-        final int rkey = freshKey(byRkey);
+        int rkey;
+        do
+        {
+            rkey = freshKey(byRkey);
+        }
+        while (windowIndex(rkey));
         final MemoryRegionEntry entry = new MemoryRegionEntry(lkey, rkey, iova, access, pdHandle, memory);
         byLkey.put(lkey, entry);
         byRkey.put(rkey, entry);
@@ -56,13 +63,14 @@ final class MrTable
      * @param lkey     local key (non-zero, unused).
      * @param rkey     remote key (non-zero, unused).
      * @return the new region.
-     * @throws IllegalArgumentException when a key is 0 or already used.
+     * @throws IllegalArgumentException when a key is 0 or already used, or the rkey's upper 24 bits are a memory
+     *     window's index.
      */
     public MemoryRegionEntry registerWithKeys(
         final long iova, final int access, final int pdHandle, final UnsafeBuffer memory, final int lkey,
             final int rkey)
     {
-        if (0 == lkey || 0 == rkey || byLkey.containsKey(lkey) || byRkey.containsKey(rkey))
+        if (0 == lkey || 0 == rkey || byLkey.containsKey(lkey) || byRkey.containsKey(rkey) || windowIndex(rkey))
         {
             throw new IllegalArgumentException("keys must be non-zero and unused: lkey=0x" +
                 Integer.toHexString(lkey) + " rkey=0x" + Integer.toHexString(rkey));
@@ -77,9 +85,17 @@ final class MrTable
      * Remove a region; later lookups of its keys fail.
      *
      * @param entry to remove.
+     * @throws IllegalStateException while memory windows are bound to it (rxe_dereg_mr: "Attempt to deregister an MR
+     *     while bound to MWs", -EINVAL); the region stays registered.
      */
     public void deregister(final MemoryRegionEntry entry)
     {
+        if (entry.boundWindows() > 0)
+        {
+            throw new IllegalStateException("memory region lkey=0x" + Integer.toHexString(entry.lkey()) + " has " +
+                entry.boundWindows() + " memory window(s) bound: invalidate or deallocate them first (rxe_dereg_mr " +
+                "refuses with EINVAL)");
+        }
         entry.invalidate();
         byLkey.remove(entry.lkey());
         byRkey.remove(entry.rkey());
@@ -109,6 +125,11 @@ final class MrTable
     public int size()
     {
         return byLkey.size();
+    }
+
+    private boolean windowIndex(final int rkey)
+    {
+        return null != windows && windows.usesIndexOf(rkey);
     }
 
     private int freshKey(final Int2ObjectHashMap<MemoryRegionEntry> used)

@@ -29,6 +29,7 @@ import org.roce4j.wire.header.DethHeader;
  *   <li>QP state: RTS sends; SQD finishes what was started but starts nothing new; ERR flushes every WQE with
  *   WR_FLUSH_ERR; other states wait.</li>
  *   <li>RNR wait, then a pending go-back-N retry (IBA 9.7.5.2.8 / 9.7.6.1.3; rxe req_retry).</li>
+ *   <li>A local operation (BIND_MW, LOCAL_INV) runs once every earlier WQE has completed ({@link LocalOps}).</li>
  *   <li>Starting a WQE: validate the opcode for the QP type and the local SGEs (lkey, bounds, LOCAL_WRITE for
  *   READ/atomic targets); an oversized UD send completes successfully without sending (IBA C10-93.1.1, as rxe).</li>
  *   <li>ORD: a READ or atomic needs one of max_rd_atomic slots (IBA 9.4.4); a fenced WQE waits for every earlier
@@ -50,12 +51,14 @@ final class Requester
     private final RoceEngine engine;
     private final Completer completer;
     private final TransportCounters counters;
+    private final LocalOps localOps;
 
     Requester(final RoceEngine engine, final Completer completer)
     {
         this.engine = engine;
         this.completer = completer;
         this.counters = engine.counters();
+        this.localOps = new LocalOps(engine, this, completer);
     }
 
     /**
@@ -112,6 +115,19 @@ final class Requester
                     {
                         req.stall = RequesterStall.STATE;
                         break;
+                    }
+                    if (wqe.opcode.isLocal())
+                    {
+                        if (sq.at(sq.completer) != wqe)
+                        {
+                            req.stall = RequesterStall.LOCAL_OP;
+                            break;
+                        }
+                        if (!localOps.execute(qp, wqe))
+                        {
+                            break;
+                        }
+                        continue;
                     }
                     if (!start(qp, wqe))
                     {
@@ -233,7 +249,12 @@ final class Requester
         return true;
     }
 
-    private boolean fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
+    /**
+     * Complete a WQE with an error status (in send queue order) and move the QP to the error state.
+     *
+     * @return false.
+     */
+    boolean fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
     {
         wqe.started = true;
         final SendQueue sq = qp.sendQueue;

@@ -16,6 +16,8 @@ enum RequesterStall
     ORD,
     /** A fenced WQE waits for earlier READs/atomics. */
     FENCE,
+    /** A local operation (BIND_MW, LOCAL_INV) waits for every earlier WQE to complete. */
+    LOCAL_OP,
     /** Waiting for the RNR timer. */
     RNR_TIMER,
     /** The link had no room for another frame. */

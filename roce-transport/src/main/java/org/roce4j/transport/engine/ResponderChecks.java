@@ -334,6 +334,8 @@ final class ResponderChecks
                 resp.writeVa = va;
                 resp.writeResid = length;
                 resp.writeRegion = null;
+                resp.writeWindow = null;
+                resp.writeRkey = rkey;
             }
             if (0 == length)
             {
@@ -349,16 +351,18 @@ final class ResponderChecks
             {
                 return pkt.payloadLength() == 0 ? State.EXECUTE : State.ERR_LENGTH;
             }
-            if (null != resp.writeRegion && !resp.writeRegion.isValid())
+            if (null != resp.writeRegion && (!resp.writeRegion.isValid() ||
+                (null != resp.writeWindow && !resp.writeWindow.isValid(resp.writeRkey))))
             {
-                // rxe check_rkey looks the rkey up again for every packet: a region deregistered (or invalidated)
-                // since the FIRST takes no more bytes (remote access error, class C).
+                // rxe check_rkey looks the rkey up again for every packet: a region deregistered (or invalidated),
+                // or a window invalidated or deallocated, since the FIRST takes no more bytes (remote access error,
+                // class C).
                 return State.ERR_RKEY_VIOLATION;
             }
             return checkWriteLength(qp, pkt);
         }
-        final MemoryRegionEntry mr = lookupMr(qp, rkey, access);
-        if (null == mr || !mr.contains(va, length))
+        final MemoryRegionEntry mr = lookupRkey(qp, rkey, access, va, length, true);
+        if (null == mr)
         {
             return State.ERR_RKEY_VIOLATION;
         }
@@ -372,16 +376,36 @@ final class ResponderChecks
     }
 
     /**
-     * rxe lookup_mr: the region the rkey names, in the QP's protection domain, valid, with every access flag asked
-     * for ({@code (access & mr->access) != access} refuses it).
+     * rxe check_rkey's lookup: when the rkey names a memory window, rxe_lookup_mw ({@link MwTable#lookup}: the window's
+     * access flags, PD and for type 2B the QP) and then the window's region; otherwise rxe lookup_mr: the region the
+     * rkey names, in the QP's protection domain, valid, with every access flag asked for ({@code (access &
+     * mr->access) != access} refuses it). With {@code checkRange}, [va, va + length) must lie inside the window, or
+     * the region (rxe mr_check_range checks a window's access against its whole region; roce4j against the window
+     * the peer was given, which the bind placed inside the region).
+     *
+     * @return the region, or null for an rkey violation.
      */
-    private MemoryRegionEntry lookupMr(final QpContext qp, final int rkey, final int access)
+    private MemoryRegionEntry lookupRkey(
+        final QpContext qp, final int rkey, final int access, final long va, final long length,
+            final boolean checkRange)
     {
+        if (null != engine.mwTable.byRkey(rkey))
+        {
+            final MemoryWindowEntry mw = engine.mwTable.lookup(qp, rkey, access);
+            if (null == mw || (checkRange && !mw.contains(va, length)))
+            {
+                return null;
+            }
+            qp.resp.writeWindow = mw;
+            return mw.mr;
+        }
         final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
-        if (null == mr || !mr.isValid() || mr.pdHandle() != qp.pdHandle || access != (mr.access() & access))
+        if (null == mr || !mr.isValid() || mr.pdHandle() != qp.pdHandle || access != (mr.access() & access) ||
+            (checkRange && !mr.contains(va, length)))
         {
             return null;
         }
+        qp.resp.writeWindow = null;
         return mr;
     }
 
@@ -399,13 +423,9 @@ final class ResponderChecks
         final long length = reth.dmaLength();
         final boolean flush = Operation.FLUSH == opcode.operation();
         final int access = flush ? flushAccess(pkt.feth().placementType()) : AccessFlags.REMOTE_WRITE;
-        final MemoryRegionEntry mr = lookupMr(qp, reth.rkey(), access);
-        if (null == mr)
-        {
-            return State.ERR_RKEY_VIOLATION;
-        }
         final boolean wholeRegion = flush && FethHeader.SELECTIVITY_MR == pkt.feth().selectivityLevel();
-        if (!wholeRegion && !mr.contains(va, length))
+        final MemoryRegionEntry mr = lookupRkey(qp, reth.rkey(), access, va, length, !wholeRegion);
+        if (null == mr)
         {
             return State.ERR_RKEY_VIOLATION;
         }

@@ -4,7 +4,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AsyncEventType;
 import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
@@ -108,15 +107,13 @@ final class ResponderExecute
         if (opcode.hasInvalidate())
         {
             final int rkey = pkt.ieth().rkey();
-            final MemoryRegionEntry mr = engine.mrTable.byRkey(rkey);
-            // Only memory registered for remote invalidation (rxe: fast-registration MRs, IB_MR_TYPE_MEM_REG, and
-            // memory windows; rxe_invalidate_mr refuses every other MR) may be invalidated by a peer; otherwise a
-            // peer holding an ordinary rkey could disable the region for every other user. Class J.
-            if (null == mr || mr.pdHandle() != qp.pdHandle || 0 == (mr.access() & AccessFlags.REMOTE_INVALIDATE))
+            // rxe invalidate_rkey: a bound type 2B window, or memory registered for remote invalidation (rxe:
+            // fast-registration MRs; rxe_invalidate_mr refuses every other MR), may be invalidated by a peer;
+            // otherwise a peer holding an ordinary rkey could disable the region for every other user. Class J.
+            if (!engine.mwTable.invalidate(qp, rkey))
             {
                 return State.ERR_INVALIDATE_RKEY;
             }
-            mr.invalidate();
             resp.invalidatedRkey = rkey;
         }
         if (opcode.position().isEnd())
@@ -229,9 +226,10 @@ final class ResponderExecute
             MemoryRegionEntry mr = null;
             if (payload > 0)
             {
-                // rxe_recheck_mr: look the region up again, it may have been deregistered meanwhile.
-                mr = engine.mrTable.byRkey(res.rkey);
-                if (null == mr || !mr.isValid() || !mr.contains(res.va, payload))
+                // rxe_recheck_mr: look the region (or window) up again, it may have been deregistered, invalidated
+                // or unbound meanwhile.
+                mr = engine.mwTable.recheck(res.rkey, res.va, payload);
+                if (null == mr)
                 {
                     res.replying = false;
                     resp.activeRead = null;

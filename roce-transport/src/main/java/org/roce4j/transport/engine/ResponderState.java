@@ -23,6 +23,10 @@ final class ResponderState
     long messageOffset;
     /** RDMA WRITE in progress: target region, next VA and bytes still expected. */
     MemoryRegionEntry writeRegion;
+    /** The memory window the current request's rkey named (its region is {@link #writeRegion}), or null. */
+    MemoryWindowEntry writeWindow;
+    /** The rkey of the RDMA WRITE in progress (a window's later packets check it is still the window's). */
+    int writeRkey;
     long writeVa;
     long writeResid;
     /** Total length of the RDMA WRITE in progress (byte_len of a WRITE_WITH_IMM receive completion). */
@@ -62,6 +66,8 @@ final class ResponderState
         recvQueue = null;
         messageOffset = 0;
         writeRegion = null;
+        writeWindow = null;
+        writeRkey = 0;
         writeVa = 0;
         writeResid = 0;
         writeLength = 0;

@@ -67,6 +67,7 @@ final class RoceEngine implements Agent
     private final TransportCounters counters = new TransportCounters();
     private final FrameStatusCounters frameCounters = new FrameStatusCounters();
     final MrTable mrTable = new MrTable(new SecureRandom());
+    final MwTable mwTable = new MwTable(mrTable, new SecureRandom());
     private final ArrayDeque<QpContext> runQueue = new ArrayDeque<>(1024);
     final DoorbellQueue doorbells = new DoorbellQueue(DOORBELL_CAPACITY);
     private final CommandQueue commands = new CommandQueue("the engine thread", INVOKE_TIMEOUT_MS);
@@ -392,6 +393,7 @@ final class RoceEngine implements Agent
      * Deregister memory (engine thread).
      *
      * @param region the region.
+     * @throws IllegalStateException while memory windows are bound to it.
      */
     public void deregisterMemory(final MemoryRegionEntry region)
     {

@@ -7,6 +7,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.AsyncEvent;
 import org.roce4j.ib.Mtu;
+import org.roce4j.ib.MwType;
 import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpType;
@@ -16,6 +17,7 @@ import org.roce4j.transport.provider.AhOps;
 import org.roce4j.transport.provider.CqOps;
 import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.transport.provider.MrOps;
+import org.roce4j.transport.provider.MwOps;
 import org.roce4j.transport.provider.QpOps;
 import org.roce4j.transport.provider.RqOps;
 import org.roce4j.wire.FrameStatusCounters;
@@ -201,6 +203,18 @@ final class RoceVerbs implements DeviceOps
     public void deregisterMemory(final MrOps region)
     {
         engine.deregisterMemory((MemoryRegionEntry)region);
+    }
+
+    /** {@inheritDoc} */
+    public MwOps allocMw(final MwType type, final int pdHandle)
+    {
+        return engine.mwTable.alloc(type, pdHandle);
+    }
+
+    /** {@inheritDoc} */
+    public void deallocMw(final MwOps window)
+    {
+        engine.mwTable.dealloc((MemoryWindowEntry)window);
     }
 
     /** {@inheritDoc} */

@@ -34,6 +34,20 @@ final class SendWqe
     int flushType;
     /** FLUSH: selectivity level (FETH SEL, IBV_FLUSH_RANGE / IBV_FLUSH_MR). */
     int flushLevel;
+    /** BIND_MW: the window (rxe wr.mw.mw_rkey names it). */
+    MemoryWindowEntry bindMw;
+    /** BIND_MW: the window's rkey as the poster knew it (rxe wr.mw.mw_rkey). */
+    int bindMwRkey;
+    /** BIND_MW: the new rkey; its low 8 bits become the window's key (rxe wr.mw.rkey). */
+    int bindNewRkey;
+    /** BIND_MW: the region (rxe wr.mw.mr_lkey), or null. */
+    MemoryRegionEntry bindMr;
+    /** BIND_MW: first address of the window. */
+    long bindAddress;
+    /** BIND_MW: bytes in the window. */
+    long bindLength;
+    /** BIND_MW: the window's access flags. */
+    int bindAccess;
     final AddressVector udAddress = new AddressVector();
     int remoteQpn;
     int remoteQkey;
@@ -83,6 +97,13 @@ final class SendWqe
         flushLength = 0;
         flushType = 0;
         flushLevel = 0;
+        bindMw = null;
+        bindMwRkey = 0;
+        bindNewRkey = 0;
+        bindMr = null;
+        bindAddress = 0;
+        bindLength = 0;
+        bindAccess = 0;
         remoteQpn = 0;
         remoteQkey = 0;
         state = WqeState.POSTED;
@@ -145,9 +166,19 @@ final class SendWqe
         {
             immediate = wr.immData();
         }
-        if (WrOpcode.SEND_WITH_INV == op)
+        if (WrOpcode.SEND_WITH_INV == op || WrOpcode.LOCAL_INV == op)
         {
             invalidateRkey = wr.invalidateRkey();
+        }
+        if (WrOpcode.BIND_MW == op)
+        {
+            bindMw = (MemoryWindowEntry)wr.bindMw();
+            bindMwRkey = wr.bindMwRkey();
+            bindNewRkey = wr.bindNewRkey();
+            bindMr = (MemoryRegionEntry)wr.bindMr();
+            bindAddress = wr.bindAddress();
+            bindLength = wr.bindLength();
+            bindAccess = wr.bindAccess();
         }
         if (datagram)
         {

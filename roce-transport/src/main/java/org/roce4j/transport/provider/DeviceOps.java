@@ -7,6 +7,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.AsyncEvent;
 import org.roce4j.ib.Mtu;
+import org.roce4j.ib.MwType;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
 import org.roce4j.ib.QpCapabilities;
@@ -224,8 +225,28 @@ public interface DeviceOps
      * Deregister memory (engine thread): its keys stop working at once.
      *
      * @param region the region.
+     * @throws IllegalStateException while memory windows are bound to it (rxe_dereg_mr: "Attempt to deregister an
+     *     MR while bound to MWs", -EINVAL).
      */
     void deregisterMemory(MrOps region);
+
+    /**
+     * Allocate a memory window (engine thread; verbs_context_ops alloc_mw, rxe_alloc_mw): a type 1 window starts
+     * valid and unbound, a type 2B window free; either is bound by a BIND_MW work request.
+     *
+     * @param type     the window's type.
+     * @param pdHandle protection domain.
+     * @return the window, with a fresh rkey.
+     */
+    MwOps allocMw(MwType type, int pdHandle);
+
+    /**
+     * Deallocate a memory window (engine thread; dealloc_mw, rxe_mw_cleanup): a bound window is unbound first, and
+     * its rkey stops working at once.
+     *
+     * @param window the window.
+     */
+    void deallocMw(MwOps window);
 
     /**
      * Create an address handle (engine thread): the attributes (checked by the caller) are resolved once against

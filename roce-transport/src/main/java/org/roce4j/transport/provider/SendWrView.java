@@ -79,6 +79,41 @@ public interface SendWrView extends WrView
     int invalidateRkey();
 
     /**
+     * @return a BIND_MW's window (ibv_send_wr bind_mw.mw).
+     */
+    MwOps bindMw();
+
+    /**
+     * @return a BIND_MW's window rkey as the poster knew it (rxe wr.mw.mw_rkey, checked against the window's).
+     */
+    int bindMwRkey();
+
+    /**
+     * @return a BIND_MW's new rkey (bind_mw.rkey; rxe keeps its low 8 bits, the key).
+     */
+    int bindNewRkey();
+
+    /**
+     * @return a BIND_MW's memory region (bind_info.mr), or null to unbind (length 0).
+     */
+    MrOps bindMr();
+
+    /**
+     * @return a BIND_MW's first address (bind_info.addr).
+     */
+    long bindAddress();
+
+    /**
+     * @return a BIND_MW's length in bytes (bind_info.length).
+     */
+    long bindLength();
+
+    /**
+     * @return a BIND_MW's access flags (bind_info.mw_access_flags, {@code org.roce4j.ib.AccessFlags}).
+     */
+    int bindAccess();
+
+    /**
      * @return the destination of a UD or GSI send.
      */
     AhOps ah();
