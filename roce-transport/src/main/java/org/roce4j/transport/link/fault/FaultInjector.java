@@ -9,6 +9,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
+import org.roce4j.wire.header.Ecn;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -498,7 +499,7 @@ public final class FaultInjector
             verdictReorder = 0;
             return;
         }
-        if (ecn && EcnMark.markCongestion(frame, buffer, ipv4Header))
+        if (ecn && Ecn.markCe(buffer, frame.ipOffset(), frame.ipVersion(), ipv4Header))
         {
             count(LinkCounter.INJECTED_ECN_MARKS, 1);
         }
