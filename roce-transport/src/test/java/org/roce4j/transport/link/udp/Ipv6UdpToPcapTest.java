@@ -12,7 +12,7 @@ import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.ethernet.NeighbourState;
 import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.Icrc;
+import org.roce4j.wire.FrameSeal;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
@@ -152,7 +152,7 @@ class Ipv6UdpToPcapTest
     private static final class Echo implements org.roce4j.transport.link.FrameHandler
     {
         private final UdpLink link;
-        private final Icrc icrc = new Icrc();
+        private final FrameSeal seal = new FrameSeal();
         private final RoceFrameParser parser = new RoceFrameParser();
         private int nonZeroFlowLabels;
 
@@ -170,8 +170,7 @@ class Ipv6UdpToPcapTest
             final long sourceHigh = header.sourceHigh();
             final long sourceLow = header.sourceLow();
             header.source(header.destinationHigh(), header.destinationLow()).destination(sourceHigh, sourceLow);
-            final int icrcOffset = ip + Ipv6Header.LENGTH + header.payloadLength() - Icrc.LENGTH;
-            Icrc.write(buffer, icrcOffset, icrc.compute(buffer, ip, 6, Ipv6Header.LENGTH, icrcOffset));
+            seal.resealFrame(buffer, offset, length);
             while (!link.send(buffer, offset, length))
             {
                 link.flush();
