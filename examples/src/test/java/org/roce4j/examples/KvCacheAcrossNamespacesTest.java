@@ -4,9 +4,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.opentest4j.TestAbortedException;
 import org.roce4j.transport.link.NetnsProcess;
-import org.roce4j.transport.link.NetworkNamespace;
+import org.roce4j.transport.link.NamespacePair;
 import org.roce4j.transport.link.TestEnvironment;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,8 +24,7 @@ class KvCacheAcrossNamespacesTest
     private static final int PAGES = 32;
     private static final int PAGE_BYTES = 64 * 1024;
     private static final int ROUNDS = 10;
-    private static NetworkNamespace decodeSide;
-    private static NetworkNamespace prefillSide;
+    private static NamespacePair namespaces;
 
     private static void requireEnvironment()
     {
@@ -37,32 +35,14 @@ class KvCacheAcrossNamespacesTest
     @BeforeAll
     static void createNamespaces()
     {
-        try
-        {
-            requireEnvironment();
-        }
-        catch (final TestAbortedException | AssertionError ex)
-        {
-            // The test skips or fails with the reason itself: Surefire does not report a class-level skip.
-            return;
-        }
-        decodeSide = NetworkNamespace.create("kvd");
-        prefillSide = NetworkNamespace.create("kvp");
-        NetworkNamespace.joinByVeth(decodeSide, "kvd0", DECODE_IP + "/24", prefillSide, "kvp0", PREFILL_IP + "/24",
-            9000);
+        namespaces = NamespacePair.joinedByVeth(KvCacheAcrossNamespacesTest::requireEnvironment,
+            "kvd", "kvd0", DECODE_IP + "/24", "kvp", "kvp0", PREFILL_IP + "/24", 9000);
     }
 
     @AfterAll
     static void removeNamespaces()
     {
-        if (null != decodeSide)
-        {
-            decodeSide.close();
-        }
-        if (null != prefillSide)
-        {
-            prefillSide.close();
-        }
+        NamespacePair.close(namespaces);
     }
 
     @Test
@@ -71,11 +51,11 @@ class KvCacheAcrossNamespacesTest
         requireEnvironment();
         final String[] sizes = {"--pages", Integer.toString(PAGES), "--page-size", Integer.toString(PAGE_BYTES),
             "--rounds", Integer.toString(ROUNDS)};
-        try (NetnsProcess decode = NetnsProcess.start(decodeSide, KvCacheTransfer.class, "decode", "--link",
+        try (NetnsProcess decode = NetnsProcess.start(namespaces.first(), KvCacheTransfer.class, "decode", "--link",
             "udp:" + DECODE_IP, sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]))
         {
             decode.awaitLine(line -> line.startsWith("decode: listening on port"), 60_000);
-            final KvCacheTransfer.Result result = prefillSide.call(() -> KvCacheTransfer.prefill(
+            final KvCacheTransfer.Result result = namespaces.second().call(() -> KvCacheTransfer.prefill(
                 new KvCacheTransfer.Settings("udp:" + PREFILL_IP, DECODE_IP, KvCacheTransfer.DEFAULT_PORT, PAGES,
                     PAGE_BYTES, ROUNDS)));
             System.out.println(result.describe());

@@ -64,6 +64,20 @@ public final class CcOptions
     }
 
     /**
+     * Options of a device whose engine runs on its own agent thread (DEDICATED), so it keeps answering ARP and
+     * acknowledging while the command's thread is busy with an out-of-band exchange or polling, as a NIC would; with
+     * {@code --cc}'s congestion control.
+     *
+     * @param spin busy-spin the engine thread (lowest latency, a core of its own) instead of backing off when idle.
+     * @return new options.
+     */
+    public DeviceOptions dedicatedDevice(final boolean spin)
+    {
+        final DeviceOptions options = DeviceOptions.dedicated();
+        return apply(spin ? options : options.backoff());
+    }
+
+    /**
      * @return true when {@code --tclass} was given.
      */
     public boolean hasTrafficClass()

@@ -313,13 +313,11 @@ public final class PerfCommand implements Callable<Integer>
     }
 
     /**
-     * The engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging while this
-     * thread is in the exchange or polling, as a NIC would.
+     * The engine runs on its own agent thread ({@link CcOptions#dedicatedDevice}).
      */
     private DeviceOptions deviceOptions()
     {
-        final DeviceOptions options = DeviceOptions.dedicated();
-        return cc.apply(spin ? options : options.backoff());
+        return cc.dedicatedDevice(spin);
     }
 
     private IdleStrategy idleStrategy()

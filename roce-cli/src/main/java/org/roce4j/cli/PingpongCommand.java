@@ -187,13 +187,11 @@ public final class PingpongCommand implements Callable<Integer>
 
 
     /**
-     * A network link's engine runs on its own agent thread (DEDICATED): it keeps answering ARP and acknowledging
-     * while this thread is busy with the out-of-band exchange, as a NIC would.
+     * A network link's engine runs on its own agent thread ({@link CcOptions#dedicatedDevice}).
      */
     private DeviceOptions deviceOptions()
     {
-        final DeviceOptions options = DeviceOptions.dedicated();
-        return cc.apply(spin ? options : options.backoff());
+        return cc.dedicatedDevice(spin);
     }
 
     private PingpongSettings settings()

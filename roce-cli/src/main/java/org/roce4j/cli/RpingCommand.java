@@ -17,7 +17,6 @@ import org.roce4j.cli.rping.RpingSettings;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.memory.MemoryFabric;
-import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.wire.header.Ipv4Header;
 import picocli.CommandLine.Command;
@@ -170,7 +169,7 @@ public final class RpingCommand implements Callable<Integer>
             return fail(err, ex);
         }
         try (opened;
-            RdmaDevice device = RdmaDevice.open(opened, cc.apply(DeviceOptions.dedicated().backoff()));
+            RdmaDevice device = RdmaDevice.open(opened, cc.dedicatedDevice(false));
             RdmaCm cm = RdmaCm.open(device))
         {
             checkSource(device);
@@ -310,11 +309,11 @@ public final class RpingCommand implements Callable<Integer>
         try (fabric;
             RdmaDevice serverDevice = RdmaDevice.open(link.decorate(
                 fabric.attach(InProcessPorts.SERVER, 1500), false, err),
-                cc.apply(DeviceOptions.dedicated().backoff()));
+                cc.dedicatedDevice(false));
             RdmaCm serverCm = RdmaCm.open(serverDevice);
             RdmaDevice clientDevice = RdmaDevice.open(link.decorate(
                 fabric.attach(InProcessPorts.CLIENT, 1500), true, err),
-                cc.apply(DeviceOptions.dedicated().backoff()));
+                cc.dedicatedDevice(false));
             RdmaCm clientCm = RdmaCm.open(clientDevice))
         {
             // With -a the server binds that address of its port (192.168.77.1 or fd00:77::1) and the client

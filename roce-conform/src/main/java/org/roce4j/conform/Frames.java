@@ -1,11 +1,8 @@
 package org.roce4j.conform;
 
-import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.wire.ExtHeader;
-import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.Icrc;
+import org.roce4j.wire.FrameSeal;
 import org.roce4j.wire.Opcode;
-import org.roce4j.wire.RoceFrameParser;
 
 /**
  * The frames the conform peer crafts most, built with roce-wire's builder through {@link ConformContext#frame}, and
@@ -157,22 +154,13 @@ public final class Frames
 
     /**
      * Recompute the ICRC of a frame in place after a mutation changed covered fields, so the change is the only
-     * thing wrong with it.
+     * thing wrong with it ({@link FrameSeal#reseal(byte[])}).
      *
      * @param frame a frame that parses up to its ICRC.
      * @return the same array.
      */
     public static byte[] reseal(final byte[] frame)
     {
-        final UnsafeBuffer buffer = new UnsafeBuffer(frame);
-        final RoceFrameParser parser = new RoceFrameParser();
-        final FrameStatus status = parser.parse(buffer, 0, frame.length);
-        if (FrameStatus.OK != status && FrameStatus.BAD_ICRC != status)
-        {
-            throw new IllegalArgumentException("cannot reseal a frame that does not parse: " + status);
-        }
-        Icrc.write(buffer, parser.icrcOffset(), new Icrc().compute(buffer, parser.ipOffset(), parser.ipVersion(),
-            parser.ipHeaderLength(), parser.icrcOffset()));
-        return frame;
+        return FrameSeal.reseal(frame);
     }
 }

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.opentest4j.TestAbortedException;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
@@ -29,6 +28,7 @@ import org.roce4j.wire.addr.Gid;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkCounter;
+import org.roce4j.transport.link.NamespacePair;
 import org.roce4j.transport.link.NetworkNamespace;
 import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.VethImpairment;
@@ -106,8 +106,7 @@ class VethTrafficTest
     /** Work request ids are kind * WR_KIND + index. */
     private static final int WR_KIND = 1_000;
 
-    private static NetworkNamespace leftSide;
-    private static NetworkNamespace rightSide;
+    private static NamespacePair namespaces;
 
     /** Which link a side uses. */
     enum Medium
@@ -130,41 +129,14 @@ class VethTrafficTest
     @BeforeAll
     static void createNamespaces()
     {
-        try
-        {
-            requireEnvironment();
-        }
-        catch (final TestAbortedException | AssertionError ex)
-        {
-            // Each test skips or fails with the reason itself: Surefire does not report a class-level skip.
-            return;
-        }
-        leftSide = NetworkNamespace.create("vl");
-        rightSide = NetworkNamespace.create("vr");
-        NetworkNamespace.run("ip", "link", "add", LEFT_DEVICE, "mtu", Integer.toString(VETH_MTU), "netns",
-            leftSide.name(), "type", "veth", "peer", "name", RIGHT_DEVICE, "mtu", Integer.toString(VETH_MTU), "netns",
-            rightSide.name());
-        for (final NetworkNamespace side : List.of(leftSide, rightSide))
-        {
-            // No IPv6 router solicitations or DAD on the veth: only the test's traffic crosses it.
-            side.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
-            side.exec("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
-        }
-        leftSide.ip("link", "set", LEFT_DEVICE, "up");
-        rightSide.ip("link", "set", RIGHT_DEVICE, "up");
+        namespaces = NamespacePair.joinedByVeth(VethTrafficTest::requireEnvironment,
+            "vl", LEFT_DEVICE, null, "vr", RIGHT_DEVICE, null, VETH_MTU);
     }
 
     @AfterAll
     static void removeNamespaces()
     {
-        if (null != leftSide)
-        {
-            leftSide.close();
-        }
-        if (null != rightSide)
-        {
-            rightSide.close();
-        }
+        NamespacePair.close(namespaces);
     }
 
     static Stream<Arguments> pairings()
@@ -197,15 +169,15 @@ class VethTrafficTest
             " (-Droce4j.vethSeed=" + SEED + ")";
         System.out.println("veth scenario " + scenario);
         final long startNs = System.nanoTime();
-        configureAddress(leftSide, LEFT_DEVICE, LEFT_IP, left);
-        configureAddress(rightSide, RIGHT_DEVICE, RIGHT_IP, right);
+        configureAddress(namespaces.first(), LEFT_DEVICE, LEFT_IP, left);
+        configureAddress(namespaces.second(), RIGHT_DEVICE, RIGHT_IP, right);
         final List<VethImpairment> impairments = new ArrayList<>();
         try
         {
             if (impaired)
             {
-                impairments.add(VethImpairment.apply(leftSide, LEFT_DEVICE));
-                impairments.add(VethImpairment.apply(rightSide, RIGHT_DEVICE));
+                impairments.add(VethImpairment.apply(namespaces.first(), LEFT_DEVICE));
+                impairments.add(VethImpairment.apply(namespaces.second(), RIGHT_DEVICE));
                 System.out.println("  impairment: " + impairments);
             }
             new Scenario(seed, left, right, impairments).run();
@@ -269,12 +241,13 @@ class VethTrafficTest
         {
             this.impairments = impairments;
             final SplittableRandom random = new SplittableRandom(seed);
-            left = new Endpoint("left", openLink(leftSide, LEFT_DEVICE, LEFT_IP, leftMedium), group, random.split());
+            left = new Endpoint("left", openLink(namespaces.first(), LEFT_DEVICE, LEFT_IP, leftMedium), group,
+                random.split());
             Endpoint opened = null;
             try
             {
-                opened = new Endpoint("right", openLink(rightSide, RIGHT_DEVICE, RIGHT_IP, rightMedium), group,
-                    random.split());
+                opened = new Endpoint("right", openLink(namespaces.second(), RIGHT_DEVICE, RIGHT_IP, rightMedium),
+                    group, random.split());
             }
             finally
             {

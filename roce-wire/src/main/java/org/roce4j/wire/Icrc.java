@@ -203,6 +203,30 @@ public final class Icrc
     }
 
     /**
+     * Compute the ICRC of a packet and write it into its trailer: what a sender does last, and what a test or a fault
+     * does after changing covered fields so that the change is the only thing wrong with the packet.
+     *
+     * @param buffer         holding the packet.
+     * @param ipOffset       offset of the IP header.
+     * @param ipVersion      4 or 6.
+     * @param ipHeaderLength 20 (more with IPv4 options) or 40.
+     * @param icrcOffset     offset just past the pad, where the ICRC goes.
+     * @return the ICRC value written.
+     * @throws IllegalArgumentException when ipHeaderLength is not within 20..60.
+     */
+    public int seal(
+        final MutableDirectBuffer buffer,
+        final int ipOffset,
+        final int ipVersion,
+        final int ipHeaderLength,
+        final int icrcOffset)
+    {
+        final int value = compute(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
+        write(buffer, icrcOffset, value);
+        return value;
+    }
+
+    /**
      * First half of {@link #compute}: read the masked header bytes (IP, UDP, BTH), fold them into the seed and, for
      * memory CRC32 reads in place, feed the seed to this instance's CRC32 already. The headers must be in the buffer
      * and must not change before {@link #computeStaged}.

@@ -330,7 +330,7 @@ public final class RoceFrameBuilder
             ipHeaderLength = Ipv6Header.LENGTH;
             ipv6.payloadLength(end - udpOffset);
         }
-        Icrc.write(buffer, icrcOffset, icrc.compute(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset));
+        icrc.seal(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
         stage = STAGE_DONE;
         return end - frameOffset;
     }

@@ -385,8 +385,7 @@ class FrameStatusTest
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(frame);
         final int icrcOffset = frame.length - Icrc.LENGTH;
-        Icrc.write(buffer, icrcOffset, new Icrc().compute(buffer, IP4, ipVersion, 4 == ipVersion ? 20 : 40,
-            icrcOffset));
+        new Icrc().seal(buffer, IP4, ipVersion, 4 == ipVersion ? 20 : 40, icrcOffset);
     }
 
     /** An IPv4 frame of the opcode cut so that UDP carries only roceBytes, with consistent IP and UDP lengths. */

@@ -379,8 +379,7 @@ final class ScriptedPeer
         final RoceFrameParser p = new RoceFrameParser();
         assertEquals(FrameStatus.OK, p.parse(buffer, 0, copy.length));
         p.bth().padCount(padCount);
-        Icrc.write(buffer, p.icrcOffset(), new Icrc().compute(buffer, p.ipOffset(), p.ipVersion(),
-            p.ipHeaderLength(), p.icrcOffset()));
+        new Icrc().seal(buffer, p.ipOffset(), p.ipVersion(), p.ipHeaderLength(), p.icrcOffset());
         return copy;
     }
 

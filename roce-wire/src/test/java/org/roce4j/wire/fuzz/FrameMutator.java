@@ -207,7 +207,7 @@ final class FrameMutator
         final int icrcOffset = end - Icrc.LENGTH;
         if (icrcOffset >= ip + ipHeaderLength + UdpHeader.LENGTH + BthHeader.LENGTH && end <= size)
         {
-            Icrc.write(view, icrcOffset, icrc.compute(view, ip, version, ipHeaderLength, icrcOffset));
+            icrc.seal(view, ip, version, ipHeaderLength, icrcOffset);
         }
     }
 

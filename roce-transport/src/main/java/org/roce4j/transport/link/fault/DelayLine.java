@@ -1,7 +1,6 @@
 package org.roce4j.transport.link.fault;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
@@ -16,15 +15,11 @@ import org.roce4j.transport.link.LinkCounters;
 public final class DelayLine
 {
     private final int capacity;
-    private final int slotLength;
+    private final FrameSlots slots;
     private final long[] dueNs;
     private final long[] arrival;
-    private final int[] lengths;
     private final int[] heap;
-    private final int[] free;
-    private UnsafeBuffer slots;
     private int size;
-    private int freeCount;
     private long arrivals;
 
     /**
@@ -34,17 +29,10 @@ public final class DelayLine
     public DelayLine(final int capacity, final int slotLength)
     {
         this.capacity = capacity;
-        this.slotLength = slotLength;
+        this.slots = new FrameSlots(capacity, slotLength);
         this.dueNs = new long[capacity];
         this.arrival = new long[capacity];
-        this.lengths = new int[capacity];
         this.heap = new int[capacity];
-        this.free = new int[capacity];
-        for (int i = 0; i < capacity; i++)
-        {
-            free[i] = capacity - 1 - i;
-        }
-        this.freeCount = capacity;
     }
 
     /**
@@ -74,19 +62,13 @@ public final class DelayLine
      */
     public boolean hold(final DirectBuffer buffer, final int offset, final int length, final long due)
     {
-        if (0 == freeCount || length > slotLength)
+        final int slot = slots.claim(buffer, offset, length);
+        if (slot < 0)
         {
             return false;
         }
-        if (null == slots)
-        {
-            slots = new UnsafeBuffer(new byte[capacity * slotLength]);
-        }
-        final int slot = free[--freeCount];
-        slots.putBytes(slot * slotLength, buffer, offset, length);
         dueNs[slot] = due;
         arrival[slot] = arrivals++;
-        lengths[slot] = length;
         int child = size++;
         while (child > 0)
         {
@@ -121,15 +103,15 @@ public final class DelayLine
             if (null != counters)
             {
                 counters.increment(LinkCounter.FRAMES_RECEIVED);
-                counters.add(LinkCounter.BYTES_RECEIVED, lengths[slot]);
+                counters.add(LinkCounter.BYTES_RECEIVED, slots.length(slot));
             }
             try
             {
-                handler.onFrame(slots, slot * slotLength, lengths[slot]);
+                handler.onFrame(slots.buffer(), slots.offset(slot), slots.length(slot));
             }
             finally
             {
-                free[freeCount++] = slot;
+                slots.release(slot);
             }
             delivered++;
         }
@@ -143,7 +125,7 @@ public final class DelayLine
     {
         while (size > 0)
         {
-            free[freeCount++] = removeFirst();
+            slots.release(removeFirst());
         }
     }
 

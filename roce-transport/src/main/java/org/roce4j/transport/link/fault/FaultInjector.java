@@ -9,11 +9,8 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
-import org.roce4j.wire.Icrc;
-import org.roce4j.wire.header.BthHeader;
+import org.roce4j.wire.header.Ecn;
 import org.roce4j.wire.header.Ipv4Header;
-import org.roce4j.wire.header.Ipv6Header;
-import org.roce4j.wire.header.UdpHeader;
 
 /**
  * The faults injected into one stream of frames: a memory port's egress (towards the switch), or one direction of a
@@ -58,8 +55,6 @@ public final class FaultInjector
     /** How long a reordered frame waits at most for later frames when no other bound is given: 1 ms. */
     public static final long DEFAULT_REORDER_MAX_HOLD_NS = 1_000_000L;
 
-    /** Random picks of a bit to corrupt that land in a masked byte or repeat a bit are retried this often. */
-    private static final int MAX_PICK_ATTEMPTS = 64;
     private static final int KIND_COUNT = 5;
     private static final int LOSS = 0;
     private static final int DUPLICATION = 1;
@@ -87,8 +82,7 @@ public final class FaultInjector
     private boolean rulesNeedClock;
     private boolean active;
 
-    private final int[] flipOffsets = new int[FaultRule.MAX_CORRUPT_BITS];
-    private final int[] flipBits = new int[FaultRule.MAX_CORRUPT_BITS];
+    private final FrameCorruptor corruptor = new FrameCorruptor();
 
     private boolean verdictDrop;
     private boolean verdictCorrupted;
@@ -488,12 +482,12 @@ public final class FaultInjector
         if (corruptBits > 0 || corruptIcrc)
         {
             // Flipped even when the frame is dropped, so the corruption streams advance the same either way.
-            corrupt(frame, buffer, offset, length, corruptBits, corruptIcrc,
+            corruptor.corrupt(frame, buffer, offset, length, corruptBits, corruptIcrc,
                 randomCorruption ? detail[CORRUPTION] : firedRandom);
         }
         if (corruptPayload)
         {
-            corruptPayload(frame, buffer, firedRandom);
+            corruptor.corruptPayload(frame, buffer, firedRandom);
         }
         verdictDrop = drop;
         verdictCorrupted = corruptBits > 0 || corruptIcrc || corruptPayload;
@@ -505,7 +499,7 @@ public final class FaultInjector
             verdictReorder = 0;
             return;
         }
-        if (ecn && EcnMark.markCongestion(frame, buffer, ipv4Header))
+        if (ecn && Ecn.markCe(buffer, frame.ipOffset(), frame.ipVersion(), ipv4Header))
         {
             count(LinkCounter.INJECTED_ECN_MARKS, 1);
         }
@@ -537,144 +531,10 @@ public final class FaultInjector
         }
     }
 
-    /**
-     * Flip one bit of the payload (after the transport headers, pad included), or of the ICRC when there is none: the
-     * frame parses as it did, but its ICRC no longer matches. Non-RoCE frames get one bit flipped after the Ethernet
-     * header as {@link FaultAction#CORRUPT} does.
-     */
-    private void corruptPayload(final FrameView frame, final MutableDirectBuffer buffer, final SplittableRandom random)
-    {
-        if (!frame.isRoce())
-        {
-            if (0 != frame.ethernetLength())
-            {
-                final int start = frame.ipOffset();
-                final int end = 0 != frame.ipVersion() ? start + frame.ipLength() : start;
-                if (end > start)
-                {
-                    flip(buffer, start + random.nextInt(end - start), random.nextInt(Byte.SIZE));
-                }
-            }
-            return;
-        }
-        final int start = frame.payloadOffset();
-        final int end = frame.icrcOffset();
-        final int at = end > start ? start + random.nextInt(end - start) : end + random.nextInt(Icrc.LENGTH);
-        flip(buffer, at, random.nextInt(Byte.SIZE));
-    }
-
-    private static void flip(final MutableDirectBuffer buffer, final int at, final int bit)
-    {
-        buffer.putByte(at, (byte)(buffer.getByte(at) ^ (1 << bit)));
-    }
-
     private boolean hits(final int kind)
     {
         final double kindRate = rate[kind];
         return kindRate > 0.0 && decision[kind].nextDouble() < kindRate;
-    }
-
-    private void corrupt(
-        final FrameView frame,
-        final MutableDirectBuffer buffer,
-        final int offset,
-        final int length,
-        final int requestedBits,
-        final boolean icrc,
-        final SplittableRandom random)
-    {
-        int flips = 0;
-        int bits = requestedBits;
-        if (icrc)
-        {
-            if (frame.isRoce())
-            {
-                flipOffsets[0] = frame.icrcOffset() + random.nextInt(Icrc.LENGTH);
-                flipBits[0] = random.nextInt(Byte.SIZE);
-                flips = 1;
-            }
-            else
-            {
-                bits = Math.max(bits, 1);
-            }
-        }
-        bits = Math.min(bits, FaultRule.MAX_CORRUPT_BITS - flips);
-
-        final int start;
-        final int end;
-        if (0 != frame.ipVersion())
-        {
-            start = frame.ipOffset();
-            end = frame.isRoce() ? frame.ipOffset() + frame.ipLength() : offset + length;
-        }
-        else
-        {
-            start = offset + frame.ethernetLength();
-            end = offset + length;
-        }
-        if (end <= start)
-        {
-            return;
-        }
-        for (int b = 0; b < bits; b++)
-        {
-            for (int attempt = 0; attempt < MAX_PICK_ATTEMPTS; attempt++)
-            {
-                final int at = start + random.nextInt(end - start);
-                final int bit = random.nextInt(Byte.SIZE);
-                if (!(frame.isRoce() && isIcrcMasked(frame, at)) && !alreadyPicked(flips, at, bit))
-                {
-                    flipOffsets[flips] = at;
-                    flipBits[flips] = bit;
-                    flips++;
-                    break;
-                }
-            }
-        }
-        for (int i = 0; i < flips; i++)
-        {
-            final int at = flipOffsets[i];
-            buffer.putByte(at, (byte)(buffer.getByte(at) ^ (1 << flipBits[i])));
-        }
-    }
-
-    private boolean alreadyPicked(final int flips, final int at, final int bit)
-    {
-        for (int i = 0; i < flips; i++)
-        {
-            if (flipOffsets[i] == at && flipBits[i] == bit)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The "variant" bytes the ICRC computation replaces by ones (IBA A17.3.3, rxe_icrc.c): flipping them would go
-     * unnoticed by the ICRC; in IPv4 the header checksum would still catch them, but keeping out of them makes
-     * detection certain for both IP versions.
-     */
-    private static boolean isIcrcMasked(final FrameView frame, final int at)
-    {
-        final int ip = at - frame.ipOffset();
-        if (4 == frame.ipVersion())
-        {
-            if (Ipv4Header.TOS_OFFSET == ip || Ipv4Header.TTL_OFFSET == ip ||
-                Ipv4Header.CHECKSUM_OFFSET == ip || Ipv4Header.CHECKSUM_OFFSET + 1 == ip)
-            {
-                return true;
-            }
-        }
-        else if (ip < Ipv6Header.PAYLOAD_LENGTH_OFFSET || Ipv6Header.HOP_LIMIT_OFFSET == ip)
-        {
-            // Bytes 0..3 hold version, traffic class and flow label; the last two are masked. The version nibble
-            // is covered but shares byte 0, so the whole word is left alone.
-            return true;
-        }
-        final int udp = at - frame.udpOffset();
-        return UdpHeader.CHECKSUM_OFFSET == udp || UdpHeader.CHECKSUM_OFFSET + 1 == udp ||
-            at - frame.bthOffset() == BthHeader.FECN_BECN_OFFSET;
     }
 
     /**

@@ -6,10 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Operation;
-import org.roce4j.wire.Psn;
 import org.roce4j.wire.Transport;
-import org.roce4j.wire.header.BthHeader;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * A targeted fault: an action ({@link FaultAction}), a predicate over the frame's BTH and destination, how often it
@@ -48,25 +45,10 @@ public final class FaultRule
      * (Hamming distance 4, Koopman 2002), which covers a 9000-byte MTU, so a corrupted frame never passes. */
     public static final int MAX_CORRUPT_BITS = 3;
 
-    private static final int NO_VALUE = -1;
-    private static final int OPCODE_WORDS = 4;
-
     private final FaultAction action;
     private final long delayNs;
     private final int amount;
-    private final long[] opcodes = new long[OPCODE_WORDS];
-    private boolean anyOpcode = true;
-    private int operationMask;
-    private int transportMask;
-    private int destQp = NO_VALUE;
-    private int psnFirst = NO_VALUE;
-    private int psnLast = NO_VALUE;
-    private boolean hasDestination;
-    private int destinationIpv4;
-    private boolean hasWindow;
-    private boolean windowRelative;
-    private long windowStartNs;
-    private long windowEndNs;
+    private final FrameFilter filter = new FrameFilter();
     private long skip;
     private long every = 1;
     private long matchesSeen;
@@ -74,7 +56,6 @@ public final class FaultRule
     private SplittableRandom random;
     private long limit = UNLIMITED;
     private boolean installed;
-    private boolean matchesBth;
     private long skipped;
     private final AtomicLong hits = new AtomicLong();
 
@@ -203,15 +184,7 @@ public final class FaultRule
     public FaultRule opcode(final Opcode... values)
     {
         checkMutable();
-        if (0 == values.length)
-        {
-            throw new IllegalArgumentException("opcode() needs at least one opcode");
-        }
-        for (final Opcode opcode : values)
-        {
-            opcodes[opcode.code() >>> 6] |= 1L << (opcode.code() & 63);
-        }
-        anyOpcode = false;
+        filter.opcodes(values);
         return this;
     }
 
@@ -224,14 +197,7 @@ public final class FaultRule
     public FaultRule operation(final Operation... values)
     {
         checkMutable();
-        if (0 == values.length)
-        {
-            throw new IllegalArgumentException("operation() needs at least one operation");
-        }
-        for (final Operation operation : values)
-        {
-            operationMask |= 1 << operation.ordinal();
-        }
+        filter.operations(values);
         return this;
     }
 
@@ -244,14 +210,7 @@ public final class FaultRule
     public FaultRule transport(final Transport... values)
     {
         checkMutable();
-        if (0 == values.length)
-        {
-            throw new IllegalArgumentException("transport() needs at least one transport");
-        }
-        for (final Transport transport : values)
-        {
-            transportMask |= 1 << transport.ordinal();
-        }
+        filter.transports(values);
         return this;
     }
 
@@ -262,11 +221,7 @@ public final class FaultRule
     public FaultRule destQp(final int qpn)
     {
         checkMutable();
-        if (0 != (qpn & ~BthHeader.MASK_24))
-        {
-            throw new IllegalArgumentException("qpn is 24 bits: 0x" + Integer.toHexString(qpn));
-        }
-        destQp = qpn;
+        filter.destQp(qpn);
         return this;
     }
 
@@ -289,16 +244,7 @@ public final class FaultRule
     public FaultRule psnRange(final int first, final int last)
     {
         checkMutable();
-        if (0 != (first & ~Psn.MASK) || 0 != (last & ~Psn.MASK))
-        {
-            throw new IllegalArgumentException("PSNs are 24 bits: " + first + ".." + last);
-        }
-        if (Psn.compare(first, last) > 0)
-        {
-            throw new IllegalArgumentException("PSN range ends before it starts: " + first + ".." + last);
-        }
-        psnFirst = first;
-        psnLast = last;
+        filter.psnRange(first, last);
         return this;
     }
 
@@ -311,8 +257,7 @@ public final class FaultRule
     public FaultRule to(final LinkAddress destination)
     {
         checkMutable();
-        hasDestination = true;
-        destinationIpv4 = destination.ipv4();
+        filter.destination(destination.ipv4());
         return this;
     }
 
@@ -326,14 +271,7 @@ public final class FaultRule
     public FaultRule window(final long startNs, final long endNs)
     {
         checkMutable();
-        if (endNs - startNs <= 0)
-        {
-            throw new IllegalArgumentException("window ends before it starts: " + startNs + ".." + endNs);
-        }
-        hasWindow = true;
-        windowRelative = false;
-        windowStartNs = startNs;
-        windowEndNs = endNs;
+        filter.window(startNs, endNs);
         return this;
     }
 
@@ -346,14 +284,7 @@ public final class FaultRule
     public FaultRule forNs(final long durationNs)
     {
         checkMutable();
-        if (durationNs < 1)
-        {
-            throw new IllegalArgumentException("durationNs must be at least 1: " + durationNs);
-        }
-        hasWindow = true;
-        windowRelative = true;
-        windowStartNs = 0;
-        windowEndNs = durationNs;
+        filter.forNs(durationNs);
         return this;
     }
 
@@ -485,7 +416,7 @@ public final class FaultRule
      */
     boolean hasWindow()
     {
-        return hasWindow;
+        return filter.hasWindow();
     }
 
     /**
@@ -498,14 +429,7 @@ public final class FaultRule
     {
         checkMutable();
         random = stream;
-        if (windowRelative)
-        {
-            windowStartNs = nowNs;
-            windowEndNs = nowNs + windowEndNs;
-            windowRelative = false;
-        }
-        matchesBth = !anyOpcode || 0 != operationMask || 0 != transportMask || NO_VALUE != destQp ||
-            NO_VALUE != psnFirst;
+        filter.install(nowNs);
         installed = true;
     }
 
@@ -519,7 +443,7 @@ public final class FaultRule
      */
     boolean fire(final FrameView frame, final int destination, final long nowNs)
     {
-        if (!matches(frame, destination, nowNs))
+        if (isExhausted() || !filter.matches(frame, destination, nowNs))
         {
             return false;
         }
@@ -546,50 +470,6 @@ public final class FaultRule
     SplittableRandom random()
     {
         return random;
-    }
-
-    private boolean matches(final FrameView frame, final int destination, final long nowNs)
-    {
-        if (isExhausted())
-        {
-            return false;
-        }
-        if (hasDestination && destinationIpv4 != destination)
-        {
-            return false;
-        }
-        if (hasWindow && (nowNs - windowStartNs < 0 || nowNs - windowEndNs >= 0))
-        {
-            return false;
-        }
-        if (!matchesBth)
-        {
-            return true;
-        }
-        if (!frame.isRoce())
-        {
-            return false;
-        }
-        final int code = frame.opcode();
-        if (!anyOpcode && 0 == (opcodes[code >>> 6] & (1L << (code & 63))))
-        {
-            return false;
-        }
-        if (0 != operationMask || 0 != transportMask)
-        {
-            final Opcode opcode = Opcode.of(code);
-            if (null == opcode ||
-                (0 != operationMask && 0 == (operationMask & (1 << opcode.operation().ordinal()))) ||
-                (0 != transportMask && 0 == (transportMask & (1 << opcode.transport().ordinal()))))
-            {
-                return false;
-            }
-        }
-        if (NO_VALUE != destQp && destQp != frame.destQp())
-        {
-            return false;
-        }
-        return NO_VALUE == psnFirst || Psn.inRange(frame.psn(), psnFirst, psnLast);
     }
 
     /**
@@ -639,42 +519,7 @@ public final class FaultRule
             default:
                 break;
         }
-        if (!anyOpcode)
-        {
-            sb.append(" opcode=[");
-            String separator = "";
-            for (final Opcode opcode : Opcode.values())
-            {
-                if (0 != (opcodes[opcode.code() >>> 6] & (1L << (opcode.code() & 63))))
-                {
-                    sb.append(separator).append(opcode.name());
-                    separator = ",";
-                }
-            }
-            sb.append(']');
-        }
-        appendMask(sb, " operation=", operationMask, Operation.values());
-        appendMask(sb, " transport=", transportMask, Transport.values());
-        if (NO_VALUE != destQp)
-        {
-            sb.append(" qpn=0x").append(Integer.toHexString(destQp));
-        }
-        if (NO_VALUE != psnFirst)
-        {
-            sb.append(" psn=").append(psnFirst);
-            if (psnLast != psnFirst)
-            {
-                sb.append("..").append(psnLast);
-            }
-        }
-        if (hasDestination)
-        {
-            sb.append(" to=").append(Ipv4Header.addressToString(destinationIpv4));
-        }
-        if (hasWindow)
-        {
-            sb.append(windowRelative ? " forNs=" + windowEndNs : " window=" + windowStartNs + ".." + windowEndNs);
-        }
+        filter.appendTo(sb);
         if (0 != skip)
         {
             sb.append(" skip=").append(skip);
@@ -690,23 +535,5 @@ public final class FaultRule
         sb.append(" limit=").append(UNLIMITED == limit ? "unlimited" : Long.toString(limit));
         sb.append(" hits=").append(hits());
         return sb.toString();
-    }
-
-    private static void appendMask(final StringBuilder sb, final String label, final int mask, final Enum<?>[] keys)
-    {
-        if (0 != mask)
-        {
-            sb.append(label).append('[');
-            String separator = "";
-            for (final Enum<?> key : keys)
-            {
-                if (0 != (mask & (1 << key.ordinal())))
-                {
-                    sb.append(separator).append(key.name());
-                    separator = ",";
-                }
-            }
-            sb.append(']');
-        }
     }
 }

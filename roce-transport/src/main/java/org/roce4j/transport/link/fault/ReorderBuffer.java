@@ -1,7 +1,6 @@
 package org.roce4j.transport.link.fault;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A store for frames held back to be reordered: each waits until a given number of later frames have passed, or
@@ -34,20 +33,15 @@ public final class ReorderBuffer<D>
         void release(D destination, DirectBuffer buffer, int offset, int length, boolean delayed, long dueNs);
     }
 
-    private final int capacity;
-    private final int slotLength;
+    private final FrameSlots slots;
     private final Object[] destinations;
-    private final int[] lengths;
     private final int[] remaining;
     private final int[] copies;
     private final long[] deadlineNs;
     private final boolean[] delayed;
     private final long[] dueNs;
     private final int[] order;
-    private final int[] free;
-    private UnsafeBuffer slots;
     private int size;
-    private int freeCount;
 
     /**
      * @param capacity   most frames held at once.
@@ -55,22 +49,14 @@ public final class ReorderBuffer<D>
      */
     public ReorderBuffer(final int capacity, final int slotLength)
     {
-        this.capacity = capacity;
-        this.slotLength = slotLength;
+        this.slots = new FrameSlots(capacity, slotLength);
         this.destinations = new Object[capacity];
-        this.lengths = new int[capacity];
         this.remaining = new int[capacity];
         this.copies = new int[capacity];
         this.deadlineNs = new long[capacity];
         this.delayed = new boolean[capacity];
         this.dueNs = new long[capacity];
         this.order = new int[capacity];
-        this.free = new int[capacity];
-        for (int i = 0; i < capacity; i++)
-        {
-            free[i] = capacity - 1 - i;
-        }
-        this.freeCount = capacity;
     }
 
     /**
@@ -106,18 +92,12 @@ public final class ReorderBuffer<D>
         final boolean isDelayed,
         final long due)
     {
-        if (0 == freeCount || length > slotLength)
+        final int slot = slots.claim(buffer, offset, length);
+        if (slot < 0)
         {
             return false;
         }
-        if (null == slots)
-        {
-            slots = new UnsafeBuffer(new byte[capacity * slotLength]);
-        }
-        final int slot = free[--freeCount];
-        slots.putBytes(slot * slotLength, buffer, offset, length);
         destinations[slot] = destination;
-        lengths[slot] = length;
         remaining[slot] = laterFrames;
         copies[slot] = frameCopies;
         deadlineNs[slot] = deadline;
@@ -204,7 +184,7 @@ public final class ReorderBuffer<D>
         {
             final int slot = order[--size];
             destinations[slot] = null;
-            free[freeCount++] = slot;
+            slots.release(slot);
         }
     }
 
@@ -218,8 +198,9 @@ public final class ReorderBuffer<D>
         destinations[slot] = null;
         for (int c = 0; c < copies[slot]; c++)
         {
-            port.release(destination, slots, slot * slotLength, lengths[slot], delayed[slot], dueNs[slot]);
+            port.release(destination, slots.buffer(), slots.offset(slot), slots.length(slot), delayed[slot],
+                dueNs[slot]);
         }
-        free[freeCount++] = slot;
+        slots.release(slot);
     }
 }

@@ -3,15 +3,10 @@ package org.roce4j.transport.link.sim;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
-import org.roce4j.wire.header.Ipv6Header;
 
 import static java.nio.ByteOrder.BIG_ENDIAN;
 
@@ -77,20 +72,13 @@ public final class SimSwitch
     private final NanoClock clock;
     private final long lineRateBps;
     private final long bufferBytes;
-    private final long kminBytes;
-    private final long kmaxBytes;
-    private final double pmax;
     private final long propagationDelayNs;
     private final int hostQueueFrames;
     private final long sampleIntervalNs;
-    private final Ipv4Header ipv4 = new Ipv4Header();
-    /** Where the IP header of the frame {@link #etherType} looked at last starts (the switch is single threaded). */
-    private int ipOffset;
+    private final RedMarker red;
     private final List<SwitchPort> ports = new ArrayList<>();
-    private final Int2ObjectHashMap<SwitchPort> byIpv4 = new Int2ObjectHashMap<>();
-    private final Long2ObjectHashMap<SwitchPort> byLinkLocal = new Long2ObjectHashMap<>();
+    private final FrameRouter router = new FrameRouter();
     private SwitchPort[] portArray = new SwitchPort[0];
-    private long random;
     private long nextEventNs = Long.MAX_VALUE;
     private long nextSampleNs = Long.MIN_VALUE;
     private long firstSampleNs = Long.MIN_VALUE;
@@ -102,9 +90,8 @@ public final class SimSwitch
         this.clock = b.clock;
         this.lineRateBps = b.lineRateBps;
         final double scale = (double)b.lineRateBps / REFERENCE_RATE_BPS;
-        this.kminBytes = b.kminBytes >= 0 ? b.kminBytes : Math.round(KMIN_BYTES_PER_REFERENCE_RATE * scale);
-        this.kmaxBytes = b.kmaxBytes >= 0 ? b.kmaxBytes : Math.round(KMAX_BYTES_PER_REFERENCE_RATE * scale);
-        this.pmax = b.pmax;
+        final long kminBytes = b.kminBytes >= 0 ? b.kminBytes : Math.round(KMIN_BYTES_PER_REFERENCE_RATE * scale);
+        final long kmaxBytes = b.kmaxBytes >= 0 ? b.kmaxBytes : Math.round(KMAX_BYTES_PER_REFERENCE_RATE * scale);
         this.bufferBytes = b.bufferBytes > 0 ? b.bufferBytes : 4 * Math.max(kmaxBytes, 64 * 1024);
         this.propagationDelayNs = b.propagationDelayNs;
         this.hostQueueFrames = b.hostQueueFrames;
@@ -113,8 +100,7 @@ public final class SimSwitch
         {
             throw new IllegalArgumentException("Kmax (" + kmaxBytes + " bytes) is below Kmin (" + kminBytes + ")");
         }
-        // xorshift64* needs a non-zero state; mix the seed so that small seeds differ in every bit.
-        this.random = mix(b.seed);
+        this.red = new RedMarker(kminBytes, kmaxBytes, b.pmax, b.seed);
     }
 
     /**
@@ -144,7 +130,7 @@ public final class SimSwitch
         {
             throw new IllegalStateException("a switch has at most " + MAX_PORTS + " ports");
         }
-        if (byIpv4.containsKey(address.ipv4()))
+        if (router.has(address))
         {
             throw new IllegalStateException(Ipv4Header.addressToString(address.ipv4()) + " is already attached");
         }
@@ -152,15 +138,13 @@ public final class SimSwitch
             HOST_RX_BYTES);
         ports.add(port);
         portArray = ports.toArray(new SwitchPort[0]);
-        byIpv4.put(address.ipv4(), port);
-        byLinkLocal.put(address.linkLocalLow(), port);
+        router.add(port);
         return port;
     }
 
     void detach(final SwitchPort port)
     {
-        byIpv4.remove(port.address().ipv4());
-        byLinkLocal.remove(port.address().linkLocalLow());
+        router.remove(port);
     }
 
     /**
@@ -253,7 +237,7 @@ public final class SimSwitch
         final UnsafeBuffer frame = up.buffer();
         final int index = up.headIndex();
         final int length = up.headLength();
-        final SwitchPort to = route(frame, index, length);
+        final SwitchPort to = router.route(frame, index, length);
         if (null == to)
         {
             from.switchCounters.increment(SwitchCounter.UNROUTABLE);
@@ -285,9 +269,13 @@ public final class SimSwitch
         final int length = queue.headLength();
         // RED on what stays queued behind this frame (HPCC: the egress bytes after this frame left).
         final long behind = queue.frameBytes() - length;
-        if (markProbability(behind) > 0 && markCe(frame, index, length, behind))
+        if (red.markProbability(behind) > 0)
         {
-            port.switchCounters.increment(SwitchCounter.ECN_MARKED);
+            final int ipVersion = router.ipVersion(frame, index, length);
+            if (red.markCe(frame, router.ipOffset(), ipVersion, behind))
+            {
+                port.switchCounters.increment(SwitchCounter.ECN_MARKED);
+            }
         }
         final long doneNs = startNs + txNs(length);
         port.portFreeNs = doneNs;
@@ -307,107 +295,7 @@ public final class SimSwitch
      */
     double markProbability(final long queuedBytes)
     {
-        if (queuedBytes <= kminBytes)
-        {
-            return 0;
-        }
-        if (queuedBytes > kmaxBytes)
-        {
-            return 1;
-        }
-        return pmax * (queuedBytes - kminBytes) / (double)(kmaxBytes - kminBytes);
-    }
-
-    /**
-     * @return the frame's EtherType, past an 802.1Q tag if it has one; {@link #ipOffset} is then where its IP header
-     *     starts.
-     */
-    private int etherType(final UnsafeBuffer frame, final int index)
-    {
-        final int outer = frame.getShort(index + EthernetHeader.TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-        if (EthernetHeader.TPID_8021Q == outer)
-        {
-            ipOffset = index + EthernetHeader.VLAN_LENGTH;
-            return frame.getShort(index + EthernetHeader.INNER_TYPE_OFFSET, BIG_ENDIAN) & 0xFFFF;
-        }
-        ipOffset = index + EthernetHeader.LENGTH;
-        return outer;
-    }
-
-    private boolean markCe(final UnsafeBuffer frame, final int index, final int length, final long behind)
-    {
-        final int etherType = etherType(frame, index);
-        final int ip = ipOffset;
-        if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
-        {
-            final int tos = frame.getByte(ip + Ipv4Header.TOS_OFFSET) & 0xFF;
-            if (0 == (tos & 3) || !draw(behind))
-            {
-                return false;
-            }
-            ipv4.wrap(frame, ip).tos(tos | 3).updateChecksum();
-            return true;
-        }
-        if (EthernetHeader.ETHERTYPE_IPV6 == etherType && ip + Ipv6Header.LENGTH <= index + length)
-        {
-            final int word = frame.getInt(ip, BIG_ENDIAN);
-            // Traffic class is bits 27..20 of the first word; its ECN bits are 21..20.
-            if (0 == ((word >>> 20) & 3) || !draw(behind))
-            {
-                return false;
-            }
-            frame.putInt(ip, word | (3 << 20), BIG_ENDIAN);
-            return true;
-        }
-        return false;
-    }
-
-    private boolean draw(final long behind)
-    {
-        final double p = markProbability(behind);
-        return p >= 1 || nextDouble() < p;
-    }
-
-    private double nextDouble()
-    {
-        // xorshift64* (Vigna): deterministic for the seed, allocation-free.
-        random ^= random >>> 12;
-        random ^= random << 25;
-        random ^= random >>> 27;
-        return ((random * 0x2545F4914F6CDD1DL) >>> 11) * 0x1.0p-53;
-    }
-
-    private static long mix(final long seed)
-    {
-        long z = seed + 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        z ^= z >>> 31;
-        return 0 == z ? 1 : z;
-    }
-
-    private SwitchPort route(final UnsafeBuffer frame, final int index, final int length)
-    {
-        final int etherType = etherType(frame, index);
-        final int ip = ipOffset;
-        if (EthernetHeader.ETHERTYPE_IPV4 == etherType && ip + Ipv4Header.LENGTH <= index + length)
-        {
-            return byIpv4.get(frame.getInt(ip + Ipv4Header.DESTINATION_OFFSET, BIG_ENDIAN));
-        }
-        if (EthernetHeader.ETHERTYPE_IPV6 == etherType && ip + Ipv6Header.LENGTH <= index + length)
-        {
-            final long high = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET, BIG_ENDIAN);
-            final long low = frame.getLong(ip + Ipv6Header.DESTINATION_OFFSET + 8, BIG_ENDIAN);
-            if (Gid.isIpv4Mapped(high, low))
-            {
-                return byIpv4.get((int)low);
-            }
-            if (Gid.isLinkLocal(high))
-            {
-                return byLinkLocal.get(low);
-            }
-        }
-        return null;
+        return red.markProbability(queuedBytes);
     }
 
     private void sample()
@@ -497,7 +385,7 @@ public final class SimSwitch
      */
     public long kminBytes()
     {
-        return kminBytes;
+        return red.kminBytes();
     }
 
     /**
@@ -505,7 +393,7 @@ public final class SimSwitch
      */
     public long kmaxBytes()
     {
-        return kmaxBytes;
+        return red.kmaxBytes();
     }
 
     /**
@@ -513,7 +401,7 @@ public final class SimSwitch
      */
     public double pmax()
     {
-        return pmax;
+        return red.pmax();
     }
 
     /**

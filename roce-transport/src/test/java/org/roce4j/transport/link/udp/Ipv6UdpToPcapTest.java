@@ -4,15 +4,15 @@ import org.agrona.MutableDirectBuffer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.opentest4j.TestAbortedException;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkTestFrames;
+import org.roce4j.transport.link.NamespacePair;
 import org.roce4j.transport.link.NetworkNamespace;
 import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.ethernet.NeighbourState;
 import org.roce4j.transport.link.pcap.PcapLink;
 import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.Icrc;
+import org.roce4j.wire.FrameSeal;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
@@ -35,8 +35,7 @@ class Ipv6UdpToPcapTest
     private static final String PCAP_IP = "fd00:7b::1";
     private static final String UDP_IP = "fd00:7b::2";
     private static final int FRAMES = 200;
-    private static NetworkNamespace pcapSide;
-    private static NetworkNamespace udpSide;
+    private static NamespacePair namespaces;
 
     private static void requireEnvironment()
     {
@@ -48,17 +47,13 @@ class Ipv6UdpToPcapTest
     @BeforeAll
     static void createNamespaces()
     {
-        try
+        namespaces = NamespacePair.createIfAvailable(Ipv6UdpToPcapTest::requireEnvironment, "p6a", "p6b");
+        if (null == namespaces)
         {
-            requireEnvironment();
-        }
-        catch (final TestAbortedException | AssertionError ex)
-        {
-            // The test skips or fails with the reason itself: Surefire does not report a class-level skip.
             return;
         }
-        pcapSide = NetworkNamespace.create("p6a");
-        udpSide = NetworkNamespace.create("p6b");
+        final NetworkNamespace pcapSide = namespaces.first();
+        final NetworkNamespace udpSide = namespaces.second();
         pcapSide.exec("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
         pcapSide.exec("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
         udpSide.exec("sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0");
@@ -72,14 +67,7 @@ class Ipv6UdpToPcapTest
     @AfterAll
     static void removeNamespaces()
     {
-        if (null != pcapSide)
-        {
-            pcapSide.close();
-        }
-        if (null != udpSide)
-        {
-            udpSide.close();
-        }
+        NamespacePair.close(namespaces);
     }
 
     @Test
@@ -87,8 +75,9 @@ class Ipv6UdpToPcapTest
     {
         requireEnvironment();
         final Gid udpAddress = Gid.parse(UDP_IP);
-        try (PcapLink pcap = pcapSide.call(() -> PcapLink.open("pcap:p6a0,ip=" + PCAP_IP + ",mac=02:00:00:00:7b:01"));
-            UdpLink udp = udpSide.call(() -> UdpLink.open("udp:[" + UDP_IP + "]")))
+        try (PcapLink pcap = namespaces.first().call(() ->
+                PcapLink.open("pcap:p6a0,ip=" + PCAP_IP + ",mac=02:00:00:00:7b:01"));
+            UdpLink udp = namespaces.second().call(() -> UdpLink.open("udp:[" + UDP_IP + "]")))
         {
             final LinkTestFrames frames = LinkTestFrames.create();
             // First from the udp side: the kernel does not know the link's MAC yet and solicits it; only the
@@ -152,7 +141,7 @@ class Ipv6UdpToPcapTest
     private static final class Echo implements org.roce4j.transport.link.FrameHandler
     {
         private final UdpLink link;
-        private final Icrc icrc = new Icrc();
+        private final FrameSeal seal = new FrameSeal();
         private final RoceFrameParser parser = new RoceFrameParser();
         private int nonZeroFlowLabels;
 
@@ -170,8 +159,7 @@ class Ipv6UdpToPcapTest
             final long sourceHigh = header.sourceHigh();
             final long sourceLow = header.sourceLow();
             header.source(header.destinationHigh(), header.destinationLow()).destination(sourceHigh, sourceLow);
-            final int icrcOffset = ip + Ipv6Header.LENGTH + header.payloadLength() - Icrc.LENGTH;
-            Icrc.write(buffer, icrcOffset, icrc.compute(buffer, ip, 6, Ipv6Header.LENGTH, icrcOffset));
+            seal.resealFrame(buffer, offset, length);
             while (!link.send(buffer, offset, length))
             {
                 link.flush();

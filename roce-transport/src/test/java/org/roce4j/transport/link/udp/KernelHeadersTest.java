@@ -122,8 +122,7 @@ class KernelHeadersTest
         final int length = buildFrame(BOUND_IP, UdpHeader.ROCE_V2_PORT, 0);
         new Ipv4Header().wrap(buffer, ipOffset()).flagsAndFragmentOffset(Ipv4Header.FLAG_DONT_FRAGMENT);
         final int icrcOffset = OFFSET + length - Icrc.LENGTH;
-        final Icrc icrc = new Icrc();
-        Icrc.write(buffer, icrcOffset, icrc.compute(buffer, ipOffset(), 4, Ipv4Header.LENGTH, icrcOffset));
+        new Icrc().seal(buffer, ipOffset(), 4, Ipv4Header.LENGTH, icrcOffset);
         final int before = Icrc.read(buffer, icrcOffset);
 
         assertEquals(KernelHeaders.OK, headers.prepareOutgoing(buffer, OFFSET, length));

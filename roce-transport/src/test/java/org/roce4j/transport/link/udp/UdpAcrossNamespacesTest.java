@@ -7,12 +7,11 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.opentest4j.TestAbortedException;
 import org.pcap4j.core.BpfProgram;
 import org.pcap4j.core.PcapHandle;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.NetnsProcess;
-import org.roce4j.transport.link.NetworkNamespace;
+import org.roce4j.transport.link.NamespacePair;
 import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.FrameStatus;
@@ -33,8 +32,9 @@ class UdpAcrossNamespacesTest
     private static final String ECHO_IP = "10.79.0.1";
     private static final String LOCAL_IP = "10.79.0.2";
     private static final int FRAMES = 200;
-    private static NetworkNamespace echoSide;
-    private static NetworkNamespace localSide;
+    /** IP MTU of the veth: the kernel's default for a new veth, which the largest test frame fits. */
+    private static final int VETH_MTU = 1500;
+    private static NamespacePair namespaces;
 
     /**
      * Skip (or, with ROCE4J_REQUIRE_TOOLS=1, fail) unless the machine has root, ip and libpcap.
@@ -49,43 +49,21 @@ class UdpAcrossNamespacesTest
     @BeforeAll
     static void createNamespaces()
     {
-        try
-        {
-            requireEnvironment();
-        }
-        catch (final TestAbortedException | AssertionError ex)
-        {
-            // The test skips or fails with the reason itself: Surefire does not report a class-level skip.
-            return;
-        }
-        echoSide = NetworkNamespace.create("echo");
-        localSide = NetworkNamespace.create("local");
-        NetworkNamespace.run("ip", "link", "add", "rxa", "netns", echoSide.name(), "type", "veth", "peer", "name",
-            "rxb", "netns", localSide.name());
-        echoSide.ip("addr", "add", ECHO_IP + "/24", "dev", "rxa");
-        localSide.ip("addr", "add", LOCAL_IP + "/24", "dev", "rxb");
-        echoSide.ip("link", "set", "rxa", "up");
-        localSide.ip("link", "set", "rxb", "up");
+        namespaces = NamespacePair.joinedByVeth(UdpAcrossNamespacesTest::requireEnvironment,
+            "echo", "rxa", ECHO_IP + "/24", "local", "rxb", LOCAL_IP + "/24", VETH_MTU);
     }
 
     @AfterAll
     static void removeNamespaces()
     {
-        if (null != echoSide)
-        {
-            echoSide.close();
-        }
-        if (null != localSide)
-        {
-            localSide.close();
-        }
+        NamespacePair.close(namespaces);
     }
 
     @Test
     void framesCrossAVethBothWaysWithValidIcrcs() throws Exception
     {
         requireEnvironment();
-        final PcapHandle capture = localSide.call(() ->
+        final PcapHandle capture = namespaces.second().call(() ->
         {
             // Immediate mode uses TPACKET_V2: one ring slot per frame of snaplen; 400 slots must fit unread.
             final PcapHandle handle = new PcapHandle.Builder("rxb").snaplen(9234).bufferSize(16 << 20)
@@ -94,9 +72,9 @@ class UdpAcrossNamespacesTest
             handle.setBlockingMode(PcapHandle.BlockingMode.NONBLOCKING);
             return handle;
         });
-        try (NetnsProcess echo = NetnsProcess.start(echoSide, UdpEchoPeer.class, "udp:" + ECHO_IP,
+        try (NetnsProcess echo = NetnsProcess.start(namespaces.first(), UdpEchoPeer.class, "udp:" + ECHO_IP,
             Integer.toString(FRAMES));
-            UdpLink local = localSide.call(() -> UdpLink.open("udp:" + LOCAL_IP)))
+            UdpLink local = namespaces.second().call(() -> UdpLink.open("udp:" + LOCAL_IP)))
         {
             echo.awaitLine(line -> line.startsWith("READY"), 30_000);
             final LinkTestFrames frames = LinkTestFrames.create();

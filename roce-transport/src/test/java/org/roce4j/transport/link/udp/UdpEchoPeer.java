@@ -5,7 +5,7 @@ import java.io.InputStream;
 
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.transport.link.LinkCounter;
-import org.roce4j.wire.Icrc;
+import org.roce4j.wire.FrameSeal;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -20,7 +20,7 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
 public final class UdpEchoPeer
 {
     private static final long LIFETIME_NS = 60_000_000_000L;
-    private static final Icrc ICRC = new Icrc();
+    private static final FrameSeal SEAL = new FrameSeal();
 
     private UdpEchoPeer()
     {
@@ -80,9 +80,7 @@ public final class UdpEchoPeer
         buffer.putInt(ip + Ipv4Header.SOURCE_OFFSET, destination, BIG_ENDIAN);
         buffer.putInt(ip + Ipv4Header.DESTINATION_OFFSET, source, BIG_ENDIAN);
         // The addresses are covered by the ICRC: a frame handed to a link must carry the ICRC of its own headers.
-        final int icrcOffset = ip + (buffer.getShort(ip + Ipv4Header.TOTAL_LENGTH_OFFSET, BIG_ENDIAN) & 0xFFFF) -
-            Icrc.LENGTH;
-        Icrc.write(buffer, icrcOffset, ICRC.compute(buffer, ip, 4, Ipv4Header.LENGTH, icrcOffset));
+        SEAL.resealFrame(buffer, offset, length);
         while (!link.send(buffer, offset, length))
         {
             link.flush();
