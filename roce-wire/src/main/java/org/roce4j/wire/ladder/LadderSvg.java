@@ -37,7 +37,7 @@ public final class LadderSvg
     private static final int HEADER_WIDTH_PX = 220;
     /** Where the first row starts: below the header boxes. */
     private static final int TOP_Y = 72;
-    private static final int ROW_PX = 44;
+    private static final int ROW_PX = 52;
     /** How far an arrow falls while it crosses: time passes on the wire. */
     private static final int SLANT_PX = 12;
     private static final int HEAD_LENGTH_PX = 10;
