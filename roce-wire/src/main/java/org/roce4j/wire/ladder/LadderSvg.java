@@ -34,7 +34,9 @@ public final class LadderSvg
     private static final int TIME_X = 8;
     private static final int HEADER_Y = 30;
     private static final int HEADER_HEIGHT_PX = 24;
-    private static final int HEADER_WIDTH_PX = 220;
+    private static final int HEADER_WIDTH_PX = 290;
+    /** Characters of bold 12 px monospace that fit in a side's box; a longer name is cut (the title has it whole). */
+    private static final int HEADER_CHARS = 38;
     /** Where the first row starts: below the header boxes. */
     private static final int TOP_Y = 72;
     private static final int ROW_PX = 52;
@@ -79,7 +81,8 @@ public final class LadderSvg
             .append("\" height=\"").append(heightPx).append("\" viewBox=\"0 0 ").append(WIDTH_PX).append(' ')
             .append(heightPx).append("\" font-family=\"monospace\" font-size=\"12\" role=\"img\" aria-label=\"")
             .append(Markup.escape("ladder diagram: " + ladder.title())).append("\">\n");
-        svg.append("<title>").append(Markup.escape(ladder.title())).append("</title>\n");
+        svg.append("<title>").append(Markup.escape(ladder.title() + " (" + ladder.left() + ", " + ladder.right() +
+            ")")).append("</title>\n");
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
         text(svg, TIME_X, 18, "start", "bold", INK, ladder.title());
         side(svg, "left", LEFT_X, ladder.left());
@@ -110,7 +113,8 @@ public final class LadderSvg
         svg.append("<rect class=\"side ").append(which).append("\" x=\"").append(x - HEADER_WIDTH_PX / 2)
             .append("\" y=\"").append(HEADER_Y).append("\" width=\"").append(HEADER_WIDTH_PX).append("\" height=\"")
             .append(HEADER_HEIGHT_PX).append("\" rx=\"4\" fill=\"#eef2f7\" stroke=\"").append(INK).append("\"/>\n");
-        text(svg, x, HEADER_Y + 16, "middle", "bold", INK, name);
+        text(svg, x, HEADER_Y + 16, "middle", "bold", INK, name.length() <= HEADER_CHARS ? name :
+            name.substring(0, HEADER_CHARS - 3) + "...");
     }
 
     private static void arrow(final StringBuilder svg, final Ladder ladder, final Ladder.Arrow arrow, final int y0,
