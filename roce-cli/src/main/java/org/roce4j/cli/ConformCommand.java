@@ -146,6 +146,7 @@ public final class ConformCommand implements Callable<Integer>
             {
                 new ReportWriter(dutName, peerProfile.cliName()).write(reportDir, results);
                 out.println("report: " + reportDir.resolve("report.md"));
+                out.println("report: " + reportDir.resolve("index.html"));
             }
             catch (final IOException ex)
             {

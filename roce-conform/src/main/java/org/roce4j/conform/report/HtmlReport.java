@@ -78,7 +78,9 @@ public final class HtmlReport
         final StringBuilder html = head("roce conform report");
         html.append("<h1>roce conform report</h1>\n<p>DUT: ").append(escape(dut)).append("<br>\nProfile: ")
             .append(escape(profile)).append("<br>\n<span id=\"counts\">").append(escape(TerminalTable
-            .countLine(results))).append("</span></p>\n<table id=\"verdicts\">\n<thead><tr><th>scenario</th>" +
+            .countLine(results))).append("</span></p>\n<p>Also: <a href=\"report.md\">report.md</a>, " +
+            "<a href=\"report.json\">report.json</a>, <a href=\"junit.xml\">junit.xml</a>, pcap/NAME.pcap.</p>\n" +
+            "<table id=\"verdicts\">\n<thead><tr><th>scenario</th>" +
             "<th>side</th><th>IBA</th><th>rule</th><th>verdict</th><th>reason</th></tr></thead>\n<tbody>\n");
         for (final ScenarioResult result : results)
         {
