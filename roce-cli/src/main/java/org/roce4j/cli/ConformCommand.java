@@ -78,7 +78,8 @@ public final class ConformCommand implements Callable<Integer>
     private String profile;
 
     @Option(names = "--report", paramLabel = "DIR",
-        description = "write report.md, report.json, junit.xml and pcap/NAME.pcap (one per scenario) into DIR")
+        description = "write report.md, report.json, junit.xml, pcap/NAME.pcap and index.html with html/NAME.html " +
+            "(one page per scenario with its ladder diagram) into DIR")
     private Path reportDir;
 
     @Option(names = "--link", paramLabel = "SPEC",
@@ -148,6 +149,7 @@ public final class ConformCommand implements Callable<Integer>
             {
                 new ReportWriter(dutName, peerProfile.cliName()).write(reportDir, results);
                 out.println("report: " + reportDir.resolve("report.md"));
+                out.println("report: " + reportDir.resolve("index.html"));
             }
             catch (final IOException ex)
             {

@@ -6,6 +6,7 @@ import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader;
+import org.roce4j.wire.ladder.FrameLabel;
 
 /**
  * One frame the conform link saw, with the fields the checkers read, parsed once by roce-wire's
@@ -119,7 +120,17 @@ public record CapturedFrame(
     }
 
     /**
-     * @return a one-line label for tables and ladders, e.g. {@code RC_ACKNOWLEDGE psn=0x100 NAK PSN sequence error}.
+     * @return what the frame carries, as {@link FrameLabel} describes it (opcode, PSN, AckReq, AETH, length), or
+     * {@code not RoCEv2 (STATUS)}; no fault note (a ladder draws the fault).
+     */
+    public String wireLabel()
+    {
+        return null == opcode ? "not RoCEv2 (" + status + ")" :
+            FrameLabel.describe(opcode, psn, ackReq, syndrome, msn, payload.length);
+    }
+
+    /**
+     * @return a one-line label for tables, e.g. {@code RC_ACKNOWLEDGE psn=0x100 NAK PSN sequence error}.
      */
     public String label()
     {
@@ -127,20 +138,7 @@ public record CapturedFrame(
         {
             return "not RoCEv2 (" + status + ")";
         }
-        final StringBuilder out = new StringBuilder(64).append(opcode).append(" psn=0x")
-            .append(Integer.toHexString(psn));
-        if (ackReq)
-        {
-            out.append(" A");
-        }
-        if (syndrome >= 0)
-        {
-            out.append(' ').append(AethHeader.describe(syndrome)).append(" msn=").append(msn);
-        }
-        if (payload.length > 0)
-        {
-            out.append(" len=").append(payload.length);
-        }
+        final StringBuilder out = new StringBuilder(64).append(wireLabel());
         if (FrameStatus.BAD_ICRC == status)
         {
             out.append(" BAD_ICRC");

@@ -26,7 +26,8 @@ import org.roce4j.wire.pcap.PcapWriter;
  * Writes a run's reports into a directory: {@code report.md} (a table, then each scenario's rule, steps' outcome,
  * findings and exchange), {@code report.json} (the same as data, written by Jackson), {@code junit.xml} (one
  * testcase per scenario, written by the JDK's StAX writer; FAIL is a failure, SKIP is skipped) and
- * {@code pcap/NAME.pcap} (each scenario's exchange, both directions, timestamps on the runner's clock).
+ * {@code pcap/NAME.pcap} (each scenario's exchange, both directions, timestamps on the runner's clock), and the HTML
+ * pages of {@link HtmlReport}: {@code index.html} and {@code html/NAME.html} with each exchange's ladder diagram.
  */
 public final class ReportWriter
 {
@@ -68,6 +69,7 @@ public final class ReportWriter
                 }
             }
         }
+        new HtmlReport(dut, profile).write(dir, results);
     }
 
     /**
