@@ -101,7 +101,7 @@ public final class SrqPingpong
         }
         if (qps >= MAX_QP)
         {
-            // srq_pingpong's words, and its number: it prints MAX_QP - 1 although 255 QPs are refused too.
+            // srq_pingpong's words and number: it prints MAX_QP - 1 although it accepts 255 QPs.
             throw new IllegalArgumentException("num_qp " + qps + " must be less than " + (MAX_QP - 1));
         }
     }
