@@ -70,10 +70,7 @@ public final class Pingpong
     public Pingpong(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out,
         final ServerSocket listener)
     {
-        if (null == settings.server && null == listener)
-        {
-            throw new IllegalArgumentException("the server side needs its bound TCP listener");
-        }
+        requireListener(settings, listener);
         this.device = device;
         this.settings = settings;
         this.out = out;
@@ -180,8 +177,7 @@ public final class Pingpong
             final int n = settings.events ? cq.pollBlocking(wc, waitNs) : cq.pollBusy(wc, waitNs);
             if (0 == n)
             {
-                throw new IOException("no completion within " + settings.timeoutMs + " ms (sent " + sent +
-                    ", received " + received + " of " + iterations + "); is the peer still running?");
+                throw silentPeer(settings, sent, received);
             }
             for (int i = 0; i < n; i++)
             {
@@ -284,6 +280,20 @@ public final class Pingpong
     {
         return new IOException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
             completion.status().description(), completion.status().verbsValue(), (int)completion.wrId()));
+    }
+
+    static void requireListener(final PingpongSettings settings, final ServerSocket listener)
+    {
+        if (null == settings.server && null == listener)
+        {
+            throw new IllegalArgumentException("the server side needs its bound TCP listener");
+        }
+    }
+
+    static IOException silentPeer(final PingpongSettings settings, final int sent, final int received)
+    {
+        return new IOException("no completion within " + settings.timeoutMs + " ms (sent " + sent + ", received " +
+            received + " of " + settings.iterations + "); is the peer still running?");
     }
 
     static void requireGidIndex(final PingpongSettings settings) throws IOException

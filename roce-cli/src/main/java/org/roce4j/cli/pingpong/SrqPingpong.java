@@ -64,10 +64,7 @@ public final class SrqPingpong
     public SrqPingpong(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out,
         final ServerSocket listener)
     {
-        if (null == settings.server && null == listener)
-        {
-            throw new IllegalArgumentException("the server side needs its bound TCP listener");
-        }
+        Pingpong.requireListener(settings, listener);
         checkQps(settings.srqQps, settings.rxDepth);
         if (QpType.RC != settings.transport)
         {
@@ -222,8 +219,7 @@ public final class SrqPingpong
             final int n = settings.events ? cq.pollBlocking(wc, waitNs) : cq.pollBusy(wc, waitNs);
             if (0 == n)
             {
-                throw new IOException("no completion within " + settings.timeoutMs + " ms (sent " + sent +
-                    ", received " + received + " of " + iterations + "); is the peer still running?");
+                throw Pingpong.silentPeer(settings, sent, received);
             }
             for (int i = 0; i < n; i++)
             {
