@@ -5,10 +5,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.cli.pingpong.SrqPingpong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -97,6 +99,17 @@ class SrqPingpongCommandTest
         assertEquals(PingpongCommand.EXIT_FAILURE, result.exitCode(), result.out() + result.err());
         assertEquals("roce pingpong: " + message.trim(), result.err().strip());
         assertEquals("", result.out());
+    }
+
+    @Test
+    void takesUpTo255QpsAsSrqPingpongDoes()
+    {
+        // srq_pingpong.c: "if (num_qp >= MAX_QP)" with MAX_QP 256, so 255 passes (its message says "less than 255").
+        SrqPingpong.checkQps(255, 500);
+        assertEquals("num_qp 256 must be less than 255",
+            assertThrows(IllegalArgumentException.class, () -> SrqPingpong.checkQps(256, 500)).getMessage());
+        assertEquals("rx_depth 254 is too small for 255 QPs -- must have at least one receive per QP.",
+            assertThrows(IllegalArgumentException.class, () -> SrqPingpong.checkQps(255, 254)).getMessage());
     }
 
     @Test
