@@ -54,7 +54,7 @@ final class PingpongInterop
     }
 
     /**
-     * @param transport rc, uc or ud.
+     * @param transport rc, uc, ud or srq.
      * @return the C example for it.
      */
     static String cTool(final String transport)
@@ -80,7 +80,7 @@ final class PingpongInterop
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final double loss, final long seed) throws IOException
     {
-        return roceAsClient(peer, name, transport, size, mtu, iters, lossOnSends(loss), seed);
+        return roceAsClient(peer, name, transport, 0, size, mtu, iters, lossOnSends(loss), seed);
     }
 
     /**
@@ -91,13 +91,26 @@ final class PingpongInterop
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final String faults, final long seed) throws IOException
     {
+        return roceAsClient(peer, name, transport, 0, size, mtu, iters, faults, seed);
+    }
+
+    /**
+     * @param transport rc, uc, ud, or srq (ibv_srq_pingpong: {@code roce pingpong --srq qps} and {@code -q qps}).
+     * @param qps       the QPs of an srq run, 0 otherwise.
+     * @param faults    roce4j's {@code --faults} rules without the seed, or null for none.
+     * @param seed      the faults' seed.
+     */
+    static Outcome roceAsClient(
+        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
+        final int iters, final String faults, final long seed) throws IOException
+    {
         final long start = System.nanoTime();
         peer.expectCase(expected(size, iters));
         final String tool = cTool(transport);
         peer.kill("pp");
-        peer.start("pp", tool + " " + cOptions(peer, transport, size, mtu, iters));
+        peer.start("pp", tool + " " + cOptions(peer, transport, qps, size, mtu, iters));
         peer.awaitGuestListening(PINGPONG_PORT, Duration.ofSeconds(60));
-        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, faults, seed);
+        final List<String> args = roceArgs(peer, name, transport, qps, size, mtu, iters, faults, seed);
         args.add("-p");
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
@@ -121,14 +134,14 @@ final class PingpongInterop
                 roce.out() + roce.err(), ex);
         }
         final String rxeOutput = peer.log("pp");
-        return check(name, transport, size, iters, roce, rxeExit, rxeOutput, start);
+        return check(name, transport, qps, size, iters, roce, rxeExit, rxeOutput, start);
     }
 
     static Outcome roceAsServer(
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final double loss, final long seed) throws IOException
     {
-        return roceAsServer(peer, name, transport, size, mtu, iters, lossOnSends(loss), seed);
+        return roceAsServer(peer, name, transport, 0, size, mtu, iters, lossOnSends(loss), seed);
     }
 
     /**
@@ -139,10 +152,23 @@ final class PingpongInterop
         final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
         final String faults, final long seed) throws IOException
     {
+        return roceAsServer(peer, name, transport, 0, size, mtu, iters, faults, seed);
+    }
+
+    /**
+     * @param transport rc, uc, ud, or srq (ibv_srq_pingpong: {@code roce pingpong --srq qps} and {@code -q qps}).
+     * @param qps       the QPs of an srq run, 0 otherwise.
+     * @param faults    roce4j's {@code --faults} rules without the seed, or null for none.
+     * @param seed      the faults' seed.
+     */
+    static Outcome roceAsServer(
+        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
+        final int iters, final String faults, final long seed) throws IOException
+    {
         final long start = System.nanoTime();
         peer.expectCase(expected(size, iters));
         final int hostPort = Host.freeTcpPort();
-        final List<String> args = roceArgs(peer, name, transport, size, mtu, iters, faults, seed);
+        final List<String> args = roceArgs(peer, name, transport, qps, size, mtu, iters, faults, seed);
         args.add("-p");
         args.add(Integer.toString(hostPort));
         final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
@@ -151,7 +177,7 @@ final class PingpongInterop
         peer.kill("pp");
         // The Java server may not listen yet: the C client retries its connect a few times in a loop here.
         peer.start("pp", "i=0; while [ $i -lt 100 ]; do " + cTool(transport) + " " +
-            cOptions(peer, transport, size, mtu, iters) + " -p " + hostPort + " " + host + " && exit 0; " +
+            cOptions(peer, transport, qps, size, mtu, iters) + " -p " + hostPort + " " + host + " && exit 0; " +
             "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
             "exit 1");
         final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), roce::isDone, GRACE);
@@ -164,17 +190,21 @@ final class PingpongInterop
         {
             throw new AssertionError("roce pingpong server did not finish; rxe said:\n" + peer.log("pp"), ex);
         }
-        return check(name, transport, size, iters, result, rxeExit, peer.log("pp"), start);
+        return check(name, transport, qps, size, iters, result, rxeExit, peer.log("pp"), start);
     }
 
-    private static String cOptions(final RxePeer peer, final String transport, final int size, final int mtu,
-        final int iters)
+    private static String cOptions(final RxePeer peer, final String transport, final int qps, final int size,
+        final int mtu, final int iters)
     {
         final StringBuilder sb = new StringBuilder()
             .append("-g ").append(peer.gids().guestGidIndex())
             .append(" -s ").append(size)
             .append(" -n ").append(iters)
             .append(" -c");
+        if (qps > 0)
+        {
+            sb.append(" -q ").append(qps);
+        }
         if (!"ud".equals(transport))
         {
             sb.append(" -m ").append(mtu);
@@ -183,12 +213,12 @@ final class PingpongInterop
     }
 
     private static List<String> roceArgs(
-        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final String faults, final long seed)
+        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
+        final int iters, final String faults, final long seed)
     {
         final List<String> args = new ArrayList<>(List.of("pingpong",
             "--link", peer.tunnelSpec(name, 0.0, seed) + peer.gids().linkOptions(),
-            "--transport", transport,
+            qps > 0 ? "--srq" : "--transport", qps > 0 ? Integer.toString(qps) : transport,
             "-g", Integer.toString(peer.gids().roceGidIndex()),
             "-s", Integer.toString(size),
             "-n", Integer.toString(iters),
@@ -248,7 +278,7 @@ final class PingpongInterop
     }
 
     private static Outcome check(
-        final String name, final String transport, final int size, final int iters, final Result roce,
+        final String name, final String transport, final int qps, final int size, final int iters, final Result roce,
         final int rxeExit, final String rxeOutput, final long startNs) throws IOException
     {
         final String context = name + ":\n--- roce pingpong:\n" + roce.out() + roce.err() + "--- " + cTool(transport) +
@@ -261,6 +291,17 @@ final class PingpongInterop
         assertFalse(rxeOutput.contains("invalid data"), "-c check failed on rxe's side\n" + context);
         assertTrue(roce.out().contains("  local address:  LID 0x0000, QPN 0x"), context);
         assertTrue(rxeOutput.contains("  remote address: LID 0x0000, QPN 0x"), context);
+        if (qps > 0)
+        {
+            // ibv_srq_pingpong prints one local and one remote line per QP, and so must roce pingpong --srq.
+            for (final String output : List.of(roce.out(), rxeOutput))
+            {
+                assertEquals(qps, output.lines().filter(line -> line.startsWith("  local address:  ")).count(),
+                    context);
+                assertEquals(qps, output.lines().filter(line -> line.startsWith("  remote address: ")).count(),
+                    context);
+            }
+        }
         // The tunnel records frames at the wire: the ones roce4j corrupted on the way out are there with a bad ICRC,
         // the ones corrupted on the way in are recorded before the fault.
         final long corruptedOut = roce.err().contains("injected: tx ") ?

@@ -15,6 +15,7 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cli.pingpong.Pingpong;
 import org.roce4j.cli.pingpong.PingpongSettings;
+import org.roce4j.cli.pingpong.SrqPingpong;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
@@ -41,7 +42,8 @@ import picocli.CommandLine.Spec;
     exitCodeOnExecutionException = PingpongCommand.EXIT_FAILURE,
     description = {
         "Ping-pong SEND messages with a peer, like ibv_rc_pingpong (ibv_uc_pingpong, ibv_ud_pingpong with " +
-            "--transport).",
+            "--transport; ibv_srq_pingpong with --srq N, N RC QPs sharing one SRQ: --srq 16 is ibv_srq_pingpong " +
+            "-q 16, its default).",
         "Without a server name it is the server and waits for a client; with one it connects to it, once (a " +
             "refused connection fails at once, as ibv_rc_pingpong's does).",
         "With --link memory (the default) and no server name it runs both sides in this process over the " +
@@ -89,7 +91,8 @@ public final class PingpongCommand implements Callable<Integer>
         "(default 500)")
     private int rxDepth = 500;
 
-    @Option(names = {"-n", "--iters"}, paramLabel = "iters", description = "number of exchanges (default 1000)")
+    @Option(names = {"-n", "--iters"}, paramLabel = "iters", description = "number of exchanges (default 1000; " +
+        "with --srq over all QPs together, as ibv_srq_pingpong counts them)")
     private int iters = 1000;
 
     @Option(names = {"-l", "--sl"}, paramLabel = "sl", description = "service level value")
@@ -112,6 +115,11 @@ public final class PingpongCommand implements Callable<Integer>
     @Option(names = {"-o", "--odp", "-O", "--iodp", "-P", "--prefetch", "-t", "--ts", "-j", "--dm"},
         description = "on-demand paging, completion timestamps and device memory are not supported")
     private boolean unsupported;
+
+    @Option(names = {"--srq", "-q", "--num-qp"}, paramLabel = "num", description = "be ibv_srq_pingpong with this " +
+        "many RC QPs sharing one SRQ (its -q/--num-qp, default 16 there: --srq 16 is plain ibv_srq_pingpong); 1 to " +
+        "255 and at most -r")
+    private Integer srqQps;
 
     @Option(names = "--transport", paramLabel = "rc|uc|ud", description = "transport (default rc)")
     private String transport = "rc";
@@ -148,7 +156,7 @@ public final class PingpongCommand implements Callable<Integer>
                 {
                     try
                     {
-                        new Pingpong(device, settings, out, null).run();
+                        side(device, settings, out, null);
                     }
                     finally
                     {
@@ -163,7 +171,7 @@ public final class PingpongCommand implements Callable<Integer>
             {
                 try
                 {
-                    new Pingpong(device, settings, out, listener).run();
+                    side(device, settings, out, listener);
                 }
                 finally
                 {
@@ -185,6 +193,22 @@ public final class PingpongCommand implements Callable<Integer>
         }
     }
 
+
+    /**
+     * One side: ibv_srq_pingpong's flow with --srq, else ibv_rc/uc/ud_pingpong's.
+     */
+    private static void side(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out,
+        final ServerSocket listener) throws IOException
+    {
+        if (0 != settings.srqQps())
+        {
+            new SrqPingpong(device, settings, out, listener).run();
+        }
+        else
+        {
+            new Pingpong(device, settings, out, listener).run();
+        }
+    }
 
     /**
      * A network link's engine runs on its own agent thread ({@link CcOptions#dedicatedDevice}).
@@ -232,6 +256,21 @@ public final class PingpongCommand implements Callable<Integer>
             .mtu(Mtu.fromBytes(mtu)).rxDepth(rxDepth).iterations(iters).serviceLevel(sl).events(events)
             .gidIndex(gidIndex).validate(check).timeoutMs(timeoutMs).trafficClass(cc.trafficClass());
         cc.congestionControl();
+        if (null != srqQps)
+        {
+            if (QpType.RC != type)
+            {
+                throw new IllegalArgumentException("--srq runs ibv_srq_pingpong, whose QPs are RC: drop --transport " +
+                    transport);
+            }
+            if (null != size && size < 1)
+            {
+                // srq_pingpong's -s: "if (size < 1) usage".
+                throw new IllegalArgumentException("-s " + size + ": ibv_srq_pingpong's size is at least 1");
+            }
+            SrqPingpong.checkQps(srqQps, rxDepth);
+            settings.srqQps(srqQps);
+        }
         if (null != size)
         {
             if (size < 0)
@@ -280,8 +319,7 @@ public final class PingpongCommand implements Callable<Integer>
             {
                 try (RdmaDevice device = RdmaDevice.open(serverLink, inProcessOptions()))
                 {
-                    new Pingpong(device, settings.copy().server(null), new PrintWriter(serverText, true), listener)
-                        .run();
+                    side(device, settings.copy().server(null), new PrintWriter(serverText, true), listener);
                 }
                 catch (final IOException ex)
                 {
@@ -290,8 +328,7 @@ public final class PingpongCommand implements Callable<Integer>
             });
             try (RdmaDevice device = RdmaDevice.open(clientLink, inProcessOptions()))
             {
-                new Pingpong(device, settings.copy().server("127.0.0.1").port(listener.getLocalPort()), out, null)
-                    .run();
+                side(device, settings.copy().server("127.0.0.1").port(listener.getLocalPort()), out, null);
             }
             catch (final IOException | RuntimeException ex)
             {

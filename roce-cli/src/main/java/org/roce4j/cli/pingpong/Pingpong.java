@@ -70,10 +70,7 @@ public final class Pingpong
     public Pingpong(final RdmaDevice device, final PingpongSettings settings, final PrintWriter out,
         final ServerSocket listener)
     {
-        if (null == settings.server && null == listener)
-        {
-            throw new IllegalArgumentException("the server side needs its bound TCP listener");
-        }
+        requireListener(settings, listener);
         this.device = device;
         this.settings = settings;
         this.out = out;
@@ -95,11 +92,7 @@ public final class Pingpong
         {
             throw new IOException("Requested size larger than port MTU (" + device.activeMtu().bytes() + ")");
         }
-        if (settings.gidIndex < 0)
-        {
-            throw new IOException("RoCE needs a GID: pass -g <index> (roce4j and rxe: 1 is the IPv4 address, 0 the " +
-                "IPv6 link-local address)");
-        }
+        requireGidIndex(settings);
         final int bufferSize = ud ? size + WorkCompletion.GRH_BYTES : size;
         final int payloadOffset = ud ? WorkCompletion.GRH_BYTES : 0;
 
@@ -184,18 +177,14 @@ public final class Pingpong
             final int n = settings.events ? cq.pollBlocking(wc, waitNs) : cq.pollBusy(wc, waitNs);
             if (0 == n)
             {
-                throw new IOException("no completion within " + settings.timeoutMs + " ms (sent " + sent +
-                    ", received " + received + " of " + iterations + "); is the peer still running?");
+                throw silentPeer(settings, sent, received);
             }
             for (int i = 0; i < n; i++)
             {
                 final WorkCompletion completion = wc[i];
                 if (WcStatus.SUCCESS != completion.status())
                 {
-                    // ibv_rc_pingpong's parse_single_wc line, with ibv_wc_status_str's text.
-                    throw new IOException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
-                        completion.status().description(), completion.status().verbsValue(),
-                        (int)completion.wrId()));
+                    throw failedStatus(completion);
                 }
                 if (SEND_WRID == completion.wrId())
                 {
@@ -226,24 +215,9 @@ public final class Pingpong
             }
         }
         final long elapsedNs = System.nanoTime() - start;
-        final double usec = elapsedNs / 1000.0;
-        final long bytes = (long)size * iterations * 2;
-        out.println(String.format(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, usec / 1_000_000.0,
-            bytes * 8.0 / usec));
-        out.println(String.format(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter", iterations,
-            usec / 1_000_000.0, usec / iterations));
-        int invalidPages = 0;
-        if (null == settings.server && settings.validate)
-        {
-            for (int i = 0; i < size; i += PingpongSettings.PAGE_SIZE)
-            {
-                if (0 != buffer.getByte(payloadOffset + i))
-                {
-                    out.println("invalid data in page " + i / PingpongSettings.PAGE_SIZE);
-                    invalidPages++;
-                }
-            }
-        }
+        final long bytes = printRates(out, size, iterations, elapsedNs);
+        final int invalidPages = null == settings.server && settings.validate ?
+            checkPages(out, buffer, payloadOffset, size) : 0;
         out.flush();
         return new PingpongResult(iterations, sent, received, bytes, elapsedNs, invalidPages, local, remote);
     }
@@ -259,7 +233,79 @@ public final class Pingpong
         return posted;
     }
 
-    private static void checkRemoteGid(final QpInfo remote) throws IOException
+    /**
+     * The examples' two closing lines (their printf of bytes, seconds, Mbit/sec and usec/iter).
+     *
+     * @param out        where they go.
+     * @param size       message size.
+     * @param iterations -n.
+     * @param elapsedNs  time of the message loop.
+     * @return the bytes counted: size × iterations × 2, as the examples count them.
+     */
+    static long printRates(final PrintWriter out, final int size, final int iterations, final long elapsedNs)
+    {
+        final double usec = elapsedNs / 1000.0;
+        final long bytes = (long)size * iterations * 2;
+        out.println(String.format(Locale.ROOT, "%d bytes in %.2f seconds = %.2f Mbit/sec", bytes, usec / 1_000_000.0,
+            bytes * 8.0 / usec));
+        out.println(String.format(Locale.ROOT, "%d iters in %.2f seconds = %.2f usec/iter", iterations,
+            usec / 1_000_000.0, usec / iterations));
+        return bytes;
+    }
+
+    /**
+     * The server's -c check: the first byte of every page must be 0 ({@code i / page_size % sizeof(char)}).
+     *
+     * @return the pages that failed, each reported with the examples' "invalid data in page N" line.
+     */
+    static int checkPages(final PrintWriter out, final AtomicBuffer buffer, final int offset, final int size)
+    {
+        int invalidPages = 0;
+        for (int i = 0; i < size; i += PingpongSettings.PAGE_SIZE)
+        {
+            if (0 != buffer.getByte(offset + i))
+            {
+                out.println("invalid data in page " + i / PingpongSettings.PAGE_SIZE);
+                invalidPages++;
+            }
+        }
+        return invalidPages;
+    }
+
+    /**
+     * @param completion a completion whose status is not SUCCESS.
+     * @return the examples' "Failed status %s (%d) for wr_id %d" error, with ibv_wc_status_str's text.
+     */
+    static IOException failedStatus(final WorkCompletion completion)
+    {
+        return new IOException(String.format(Locale.ROOT, "Failed status %s (%d) for wr_id %d",
+            completion.status().description(), completion.status().verbsValue(), (int)completion.wrId()));
+    }
+
+    static void requireListener(final PingpongSettings settings, final ServerSocket listener)
+    {
+        if (null == settings.server && null == listener)
+        {
+            throw new IllegalArgumentException("the server side needs its bound TCP listener");
+        }
+    }
+
+    static IOException silentPeer(final PingpongSettings settings, final int sent, final int received)
+    {
+        return new IOException("no completion within " + settings.timeoutMs + " ms (sent " + sent + ", received " +
+            received + " of " + settings.iterations + "); is the peer still running?");
+    }
+
+    static void requireGidIndex(final PingpongSettings settings) throws IOException
+    {
+        if (settings.gidIndex < 0)
+        {
+            throw new IOException("RoCE needs a GID: pass -g <index> (roce4j and rxe: 1 is the IPv4 address, 0 the " +
+                "IPv6 link-local address)");
+        }
+    }
+
+    static void checkRemoteGid(final QpInfo remote) throws IOException
     {
         // pp_connect_ctx uses a GRH only when the peer sent a GID; RoCE always needs one.
         if (0 == remote.gidLow())

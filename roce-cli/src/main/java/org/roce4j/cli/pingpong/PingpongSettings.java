@@ -29,6 +29,7 @@ public final class PingpongSettings
     int gidIndex = -1;
     boolean validate;
     long timeoutMs = 30_000;
+    int srqQps;
 
     /**
      * @return the message size: -s, or the transport's default.
@@ -57,6 +58,7 @@ public final class PingpongSettings
         copy.gidIndex = gidIndex;
         copy.validate = validate;
         copy.timeoutMs = timeoutMs;
+        copy.srqQps = srqQps;
         return copy;
     }
 
@@ -66,6 +68,14 @@ public final class PingpongSettings
     public QpType transport()
     {
         return transport;
+    }
+
+    /**
+     * @return the QPs of ibv_srq_pingpong's run (its -q), 0 for ibv_rc/uc/ud_pingpong.
+     */
+    public int srqQps()
+    {
+        return srqQps;
     }
 
     /**
@@ -83,6 +93,16 @@ public final class PingpongSettings
     public PingpongSettings transport(final QpType transport)
     {
         this.transport = transport;
+        return this;
+    }
+
+    /**
+     * @param qps 0 for ibv_rc/uc/ud_pingpong, else ibv_srq_pingpong with this many RC QPs sharing one SRQ (its -q).
+     * @return this.
+     */
+    public PingpongSettings srqQps(final int qps)
+    {
+        this.srqQps = qps;
         return this;
     }
 

@@ -1,0 +1,39 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * {@code roce pingpong --srq N} against rxe's ibv_srq_pingpong {@code -q N} at path MTU 1024 (guest NIC MTU 1500),
+ * roce4j as client and as server, 1,000 iterations with -c: N RC QPs on each side sharing one SRQ, the exchange of
+ * 256 messages each way, one local and one remote line per QP on both sides, the byte and iteration counts, every
+ * recorded frame's ICRC (PingpongInterop's checks). Sizes: 1 byte (inline, SEND_ONLY), 4096 (SEND_FIRST, MIDDLE,
+ * LAST at MTU 1024) and 65536; QPs: ibv_srq_pingpong's default 16, and 1 and 64.
+ */
+@RxePeerTest(hostAccess = true)
+class SrqPingpongWithRxeTest
+{
+    private static final int ITERATIONS = 1000;
+    private RxePeer peer;
+
+    @ParameterizedTest(name = "--srq {0}, {1} B, roce4j as {2}")
+    @CsvSource({
+        "16, 1, client", "16, 4096, client", "16, 65536, client",
+        "16, 1, server", "16, 4096, server", "16, 65536, server",
+        "1, 4096, client", "1, 4096, server",
+        "64, 1024, client", "64, 1024, server"})
+    void srqPingpongWithRxe(final int qps, final int size, final String role) throws IOException
+    {
+        assertEquals(1024, peer.ready().activeMtu());
+        final String name = "SrqPingpongWithRxeTest-" + qps + "-" + size + "-" + role;
+        final PingpongInterop.Outcome outcome = "client".equals(role) ?
+            PingpongInterop.roceAsClient(peer, name, "srq", qps, size, 1024, ITERATIONS, null, 0) :
+            PingpongInterop.roceAsServer(peer, name, "srq", qps, size, 1024, ITERATIONS, null, 0);
+        System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
+            outcome.elapsedMs() + " ms");
+    }
+}
