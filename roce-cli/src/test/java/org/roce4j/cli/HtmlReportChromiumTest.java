@@ -37,8 +37,12 @@ class HtmlReportChromiumTest
 
     private List<String> chromium(final Path chromium, final String... arguments)
     {
+        // Chromium must not reach the network (the machine may talk only to loopback): no background services, every
+        // host name unresolvable and anything else sent to a closed local port. The pages are file:// URLs.
         final List<String> command = new ArrayList<>(List.of(chromium.toString(), "--headless", "--disable-gpu",
-            "--no-sandbox", "--user-data-dir=" + temp.resolve("profile")));
+            "--no-sandbox", "--user-data-dir=" + temp.resolve("profile"), "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--disable-domain-reliability", "--no-first-run",
+            "--no-pings", "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9"));
         command.addAll(List.of(arguments));
         return command;
     }
