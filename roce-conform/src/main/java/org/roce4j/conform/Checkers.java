@@ -296,7 +296,7 @@ public final class Checkers
     /** A frame that reached its receiver intact: not dropped by the link, ICRC good. */
     private static boolean taken(final CapturedFrame frame)
     {
-        return !"dropped".equals(frame.fault()) && FrameStatus.OK == frame.status();
+        return !frame.dropped() && FrameStatus.OK == frame.status();
     }
 
     /** The index of the first frame from the DUT after the request whose AETH covers its PSN, or -1. */

@@ -321,7 +321,7 @@ public final class ConformContext
         for (int i = cursor; i < frames.size(); i++)
         {
             final CapturedFrame frame = frames.get(i);
-            if (Direction.FROM_DUT == frame.direction() && !"dropped".equals(frame.fault()) && filter.matches(frame))
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && filter.matches(frame))
             {
                 cursor = i + 1;
                 return frame;

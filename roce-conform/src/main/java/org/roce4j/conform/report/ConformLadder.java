@@ -6,6 +6,7 @@ import java.util.List;
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.Direction;
 import org.roce4j.conform.Finding;
+import org.roce4j.conform.FrameRule;
 import org.roce4j.conform.ScenarioResult;
 import org.roce4j.conform.Verdict;
 import org.roce4j.wire.FrameStatus;
@@ -60,19 +61,21 @@ public final class ConformLadder
 
     private static Ladder.Fate fate(final CapturedFrame frame)
     {
-        final String fault = frame.fault();
+        final FrameRule.Action fault = frame.faultAction();
         if (null == fault)
         {
             return FrameStatus.BAD_ICRC == frame.status() ? Ladder.Fate.CORRUPTED : Ladder.Fate.DELIVERED;
         }
-        if ("dropped".equals(fault))
+        switch (fault)
         {
-            return Ladder.Fate.DROPPED;
+            case DROP:
+                return Ladder.Fate.DROPPED;
+            case DUPLICATE:
+                return Ladder.Fate.DUPLICATE;
+            case DELAY:
+                return Ladder.Fate.DELAYED;
+            default:
+                return Ladder.Fate.CORRUPTED;
         }
-        if ("duplicated".equals(fault))
-        {
-            return Ladder.Fate.DUPLICATE;
-        }
-        return fault.startsWith("delayed") ? Ladder.Fate.DELAYED : Ladder.Fate.CORRUPTED;
     }
 }

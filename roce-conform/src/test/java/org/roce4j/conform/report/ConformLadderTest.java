@@ -11,12 +11,18 @@ import java.util.function.UnaryOperator;
 import javax.xml.parsers.DocumentBuilderFactory;
 
 import org.junit.jupiter.api.Test;
+import org.roce4j.conform.Capture;
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.Direction;
 import org.roce4j.conform.Finding;
+import org.roce4j.conform.FrameFilter;
+import org.roce4j.conform.FrameRule;
 import org.roce4j.conform.PeerProfile;
+import org.roce4j.conform.Scenario;
 import org.roce4j.conform.ScenarioResult;
 import org.roce4j.conform.ScenarioRunner;
+import org.roce4j.conform.Side;
+import org.roce4j.conform.Steps;
 import org.roce4j.conform.Verdict;
 import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.SelfDut;
@@ -34,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A passing scenario's ladder marks each finding beside the frame the checker judged (from {@link Finding#frame()},
+ * Each fault note the conform link writes is drawn as its fate, and a passing scenario's ladder marks each finding beside the frame the checker judged (from {@link Finding#frame()},
  * not from the finding's text, which names no frame when the rule held): read back from the SVG, each numbered disc
  * sits in the {@code data-frame} group of its finding's frame, and a finding about no frame has no disc in any row.
  */
@@ -107,6 +113,33 @@ class ConformLadderTest
             }
         }
         throw new AssertionError("no finding says " + fragment + ": " + findings);
+    }
+
+    @Test
+    void everyFaultNoteIsDrawnAsItsFateWithItsWords()
+    {
+        final FrameFilter sends = FrameFilter.opcode(Opcode.RC_SEND_ONLY);
+        final List<FrameRule> rules = List.of(FrameRule.drop(Direction.TO_DUT, sends, 1),
+            FrameRule.mutate(Direction.TO_DUT, sends, 1, "ICRC flipped", UnaryOperator.identity()),
+            FrameRule.delay(Direction.FROM_DUT, sends, 1, 5_000), FrameRule.duplicate(Direction.FROM_DUT, sends, 1));
+        final Capture capture = new Capture();
+        for (final FrameRule rule : rules)
+        {
+            capture.add(0, Direction.TO_DUT, new byte[64], rule.note());
+        }
+        capture.add(0, Direction.TO_DUT, new byte[64], null);
+        final Scenario scenario = Scenario.builder("responder.faults").rule("9.9.9", "faults drawn")
+            .side(Side.RESPONDER).summary("one frame per fault").steps(Steps.connect()).build();
+
+        final Ladder ladder = ConformLadder.of(new ScenarioResult(scenario, Verdict.PASS, "", null, List.of(), capture,
+            0), "dut");
+
+        assertEquals(List.of(Ladder.Fate.DROPPED, Ladder.Fate.CORRUPTED, Ladder.Fate.DELAYED, Ladder.Fate.DUPLICATE,
+            Ladder.Fate.DELIVERED), ladder.arrows().stream().map(Ladder.Arrow::fate).toList());
+        for (int i = 0; i < rules.size(); i++)
+        {
+            assertEquals(rules.get(i).note(), ladder.arrows().get(i).fateNote());
+        }
     }
 
     @Test
