@@ -61,7 +61,7 @@ public final class Capture
         final List<CapturedFrame> out = new ArrayList<>();
         for (final CapturedFrame frame : frames)
         {
-            if (direction == frame.direction() && !"dropped".equals(frame.fault()))
+            if (direction == frame.direction() && !frame.dropped())
             {
                 out.add(frame);
             }

@@ -28,7 +28,8 @@ import org.roce4j.wire.ladder.FrameLabel;
  * @param rkey         RETH or AtomicETH R_Key.
  * @param dmaLength    RETH DMA length, -1 without RETH.
  * @param originalData AtomicAckETH original data.
- * @param fault        the fault the conform link applied to it ("dropped", "duplicate", "mutated: ..."), or null.
+ * @param fault        the fault the conform link applied to it ({@link FrameRule.Action}: "dropped", "duplicated",
+ *                     "delayed N ns", "mutated: NAME"), or null.
  */
 public record CapturedFrame(
     int index,
@@ -109,6 +110,22 @@ public record CapturedFrame(
     public boolean isRnrNak()
     {
         return syndrome >= 0 && AethHeader.TYPE_RNR_NAK == AethHeader.type(syndrome);
+    }
+
+    /**
+     * @return the fault rule's action that befell the frame (read from its fault note), or null when none did.
+     */
+    public FrameRule.Action faultAction()
+    {
+        return FrameRule.Action.of(fault);
+    }
+
+    /**
+     * @return true when the conform link dropped the frame: its receiver never saw it.
+     */
+    public boolean dropped()
+    {
+        return FrameRule.Action.DROP == faultAction();
     }
 
     /**

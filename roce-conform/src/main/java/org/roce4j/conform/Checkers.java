@@ -53,20 +53,22 @@ public final class Checkers
     {
         int last = -1;
         int count = 0;
+        int lastFrame = -1;
         for (final CapturedFrame frame : capture.delivered(Direction.FROM_DUT))
         {
             if (frame.msn() >= 0)
             {
                 count++;
+                lastFrame = frame.index();
                 if (last >= 0 && Psn.compare(frame.msn(), last) < 0)
                 {
                     return List.of(Finding.violation("MSN went back from " + last + " to " + frame.msn() +
-                        " in frame #" + frame.index() + " " + frame.label()));
+                        " in frame #" + frame.index() + " " + frame.label(), frame.index()));
                 }
                 last = frame.msn();
             }
         }
-        return List.of(Finding.ok("MSN never decreased over " + count + " AETHs"));
+        return List.of(Finding.ok("MSN never decreased over " + count + " AETHs", lastFrame));
     }
 
     /**
@@ -79,6 +81,7 @@ public final class Checkers
     public static List<Finding> ackPsnMonotonic(final Capture capture)
     {
         int last = -1;
+        int lastFrame = -1;
         for (final CapturedFrame frame : capture.delivered(Direction.FROM_DUT))
         {
             if (frame.isAck())
@@ -86,12 +89,13 @@ public final class Checkers
                 if (last >= 0 && Psn.compare(frame.psn(), last) < 0)
                 {
                     return List.of(Finding.violation("ACK PSN went back from 0x" + Integer.toHexString(last) +
-                        " to 0x" + Integer.toHexString(frame.psn()) + " in frame #" + frame.index()));
+                        " to 0x" + Integer.toHexString(frame.psn()) + " in frame #" + frame.index(), frame.index()));
                 }
                 last = frame.psn();
+                lastFrame = frame.index();
             }
         }
-        return List.of(Finding.ok("ACK PSNs never went backwards"));
+        return List.of(Finding.ok("ACK PSNs never went backwards", lastFrame));
     }
 
     /**
@@ -108,6 +112,7 @@ public final class Checkers
         final List<Finding> out = new ArrayList<>();
         int expected = fromPsn;
         int seen = 0;
+        int firstRetry = -1;
         for (final CapturedFrame frame : capture.delivered(Direction.FROM_DUT))
         {
             if (frame.index() <= afterIndex || null == frame.opcode() || !frame.opcode().isRequest())
@@ -117,20 +122,22 @@ public final class Checkers
             if (expected != frame.psn())
             {
                 out.add(Finding.violation("after frame #" + afterIndex + " the DUT sent PSN 0x" +
-                    Integer.toHexString(frame.psn()) + " where go-back-N wants 0x" + Integer.toHexString(expected)));
+                    Integer.toHexString(frame.psn()) + " where go-back-N wants 0x" + Integer.toHexString(expected),
+                    frame.index()));
                 return out;
             }
+            firstRetry = 0 == seen ? frame.index() : firstRetry;
             expected = Psn.add(expected, 1);
             seen++;
         }
         if (0 == seen)
         {
-            out.add(Finding.violation("the DUT sent no request after frame #" + afterIndex));
+            out.add(Finding.violation("the DUT sent no request after frame #" + afterIndex, afterIndex));
         }
         else
         {
             out.add(Finding.ok("go-back-N from 0x" + Integer.toHexString(fromPsn) + ": " + seen +
-                " requests in sequence"));
+                " requests in sequence", firstRetry));
         }
         return out;
     }
@@ -157,17 +164,18 @@ public final class Checkers
                     ConformContext.micros(delayNs) + " (local ACK timeout " + ConformContext.micros(timeoutNs) + ")";
                 if (delayNs < timeoutNs)
                 {
-                    return List.of(Finding.violation(measured + ": earlier than the timeout"));
+                    return List.of(Finding.violation(measured + ": earlier than the timeout", frame.index()));
                 }
                 if (delayNs > LATE_RETRANSMISSION_FACTOR * timeoutNs)
                 {
                     return List.of(Finding.violation(measured + ": later than " + LATE_RETRANSMISSION_FACTOR +
-                        " timeouts"));
+                        " timeouts", frame.index()));
                 }
-                return List.of(Finding.ok(measured));
+                return List.of(Finding.ok(measured, frame.index()));
             }
         }
-        return List.of(Finding.violation("no retransmission of frame #" + originalIndex + " " + original.label()));
+        return List.of(Finding.violation("no retransmission of frame #" + originalIndex + " " + original.label(),
+            originalIndex));
     }
 
     /**
@@ -189,11 +197,12 @@ public final class Checkers
                 final long waitNs = frame.timeNs() - nak.timeNs();
                 final String measured = "retry of PSN 0x" + Integer.toHexString(frame.psn()) + " " +
                     ConformContext.micros(waitNs) + " after the RNR NAK (timer " + ConformContext.micros(timerNs) + ")";
-                return List.of(waitNs >= timerNs ? Finding.ok(measured) :
-                    Finding.violation(measured + ": earlier than the RNR timer"));
+                return List.of(waitNs >= timerNs ? Finding.ok(measured, frame.index()) :
+                    Finding.violation(measured + ": earlier than the RNR timer", frame.index()));
             }
         }
-        return List.of(Finding.violation("no retry of PSN 0x" + Integer.toHexString(nak.psn()) + " after the RNR NAK"));
+        return List.of(Finding.violation("no retry of PSN 0x" + Integer.toHexString(nak.psn()) + " after the RNR NAK",
+            nakIndex));
     }
 
     /**
@@ -238,6 +247,7 @@ public final class Checkers
         int asked = 0;
         int highestSent = -1;
         int lastAck = -1;
+        int lastAnswer = -1;
         for (int i = 0; i < frames.size(); i++)
         {
             final CapturedFrame frame = frames.get(i);
@@ -251,11 +261,12 @@ public final class Checkers
                 if (frame.ackReq())
                 {
                     asked++;
-                    if (!answeredAfter(frames, i))
+                    lastAnswer = answerAfter(frames, i);
+                    if (lastAnswer < 0)
                     {
                         return List.of(Finding.violation("frame #" + i + " " + frame.label() + " asked for an ACK " +
                             "(AckReq) and no ACK or response covering PSN 0x" + Integer.toHexString(frame.psn()) +
-                            " followed"));
+                            " followed", i));
                     }
                 }
             }
@@ -264,12 +275,12 @@ public final class Checkers
                 if (highestSent < 0 || Psn.compare(frame.psn(), highestSent) > 0)
                 {
                     return List.of(Finding.violation("frame #" + i + " ACKs PSN 0x" + Integer.toHexString(frame.psn()) +
-                        ", which the peer has not sent"));
+                        ", which the peer has not sent", i));
                 }
                 if (lastAck >= 0 && Psn.compare(frame.psn(), lastAck) < 0)
                 {
                     return List.of(Finding.violation("ACK PSN went back from 0x" + Integer.toHexString(lastAck) +
-                        " to 0x" + Integer.toHexString(frame.psn()) + " in frame #" + i));
+                        " to 0x" + Integer.toHexString(frame.psn()) + " in frame #" + i, i));
                 }
                 lastAck = frame.psn();
             }
@@ -278,16 +289,18 @@ public final class Checkers
         {
             return List.of(Finding.violation("the peer sent no request with AckReq: nothing to judge"));
         }
-        return List.of(Finding.ok(asked + " requests with AckReq, each answered; ACK PSNs never went backwards"));
+        return List.of(Finding.ok(asked + " requests with AckReq, each answered; ACK PSNs never went backwards",
+            lastAnswer));
     }
 
     /** A frame that reached its receiver intact: not dropped by the link, ICRC good. */
     private static boolean taken(final CapturedFrame frame)
     {
-        return !"dropped".equals(frame.fault()) && FrameStatus.OK == frame.status();
+        return !frame.dropped() && FrameStatus.OK == frame.status();
     }
 
-    private static boolean answeredAfter(final List<CapturedFrame> frames, final int requestIndex)
+    /** The index of the first frame from the DUT after the request whose AETH covers its PSN, or -1. */
+    private static int answerAfter(final List<CapturedFrame> frames, final int requestIndex)
     {
         final int psn = frames.get(requestIndex).psn();
         for (int j = requestIndex + 1; j < frames.size(); j++)
@@ -296,10 +309,10 @@ public final class Checkers
             if (Direction.FROM_DUT == answer.direction() && taken(answer) && answer.syndrome() >= 0 &&
                 Psn.compare(answer.psn(), psn) >= 0)
             {
-                return true;
+                return j;
             }
         }
-        return false;
+        return -1;
     }
 
     /**
@@ -316,6 +329,7 @@ public final class Checkers
         int run = 0;
         int longest = 0;
         int packets = 0;
+        int lastPacket = -1;
         for (final CapturedFrame frame : capture.frames())
         {
             if (Direction.FROM_DUT != frame.direction() || null == frame.opcode() || !frame.opcode().canRequestAck())
@@ -323,6 +337,7 @@ public final class Checkers
                 continue;
             }
             packets++;
+            lastPacket = frame.index();
             if (frame.ackReq())
             {
                 run = 0;
@@ -331,14 +346,14 @@ public final class Checkers
             if (frame.opcode().position().isEnd())
             {
                 return List.of(Finding.violation("frame #" + frame.index() + " " + frame.label() + " ends a " +
-                    "message without AckReq"));
+                    "message without AckReq", frame.index()));
             }
             run++;
             longest = Math.max(longest, run);
             if (run > maxWithout)
             {
                 return List.of(Finding.violation("frame #" + frame.index() + " is the " + run + "th request packet " +
-                    "in a row without AckReq (at most " + maxWithout + ")"));
+                    "in a row without AckReq (at most " + maxWithout + ")", frame.index()));
             }
         }
         if (0 == packets)
@@ -346,7 +361,7 @@ public final class Checkers
             return List.of(Finding.violation("the DUT sent no RC request: nothing to judge"));
         }
         return List.of(Finding.ok(packets + " request packets: AckReq on every message's last packet, at most " +
-            longest + " in a row without it (allowed " + maxWithout + ")"));
+            longest + " in a row without it (allowed " + maxWithout + ")", lastPacket));
     }
 
     /**
@@ -362,6 +377,7 @@ public final class Checkers
     {
         final RoceFrameParser parser = new RoceFrameParser();
         int cnps = 0;
+        int lastCnp = -1;
         for (final CapturedFrame frame : capture.frames())
         {
             if (Direction.FROM_DUT != frame.direction() || Opcode.CNP_NOTIFICATION != frame.opcode())
@@ -369,10 +385,11 @@ public final class Checkers
                 continue;
             }
             cnps++;
+            lastCnp = frame.index();
             final String wrong = cnpDefect(parser, frame, notified);
             if (null != wrong)
             {
-                return List.of(Finding.violation("CNP frame #" + frame.index() + ": " + wrong));
+                return List.of(Finding.violation("CNP frame #" + frame.index() + ": " + wrong, frame.index()));
             }
         }
         if (0 == cnps)
@@ -380,7 +397,7 @@ public final class Checkers
             return List.of(Finding.violation("the DUT sent no CNP"));
         }
         return List.of(Finding.ok(cnps + " CNPs to QP 0x" + Integer.toHexString(notified) + ", each opcode 0x81, " +
-            "BECN, 16 zero reserved bytes, good ICRC"));
+            "BECN, 16 zero reserved bytes, good ICRC", lastCnp));
     }
 
     private static String cnpDefect(final RoceFrameParser parser, final CapturedFrame frame, final int notified)
@@ -428,6 +445,7 @@ public final class Checkers
     {
         final Map<Integer, CapturedFrame> last = new HashMap<>();
         int cnps = 0;
+        int lastCnp = -1;
         for (final CapturedFrame frame : capture.frames())
         {
             if (Direction.FROM_DUT != frame.direction() || Opcode.CNP_NOTIFICATION != frame.opcode())
@@ -435,15 +453,16 @@ public final class Checkers
                 continue;
             }
             cnps++;
+            lastCnp = frame.index();
             final CapturedFrame previous = last.put(frame.destQp(), frame);
             if (null != previous && frame.timeNs() - previous.timeNs() < minIntervalNs)
             {
                 return List.of(Finding.violation("CNPs #" + previous.index() + " and #" + frame.index() + " to QP 0x" +
                     Integer.toHexString(frame.destQp()) + " came " + ConformContext.micros(frame.timeNs() -
-                    previous.timeNs()) + " apart, less than " + ConformContext.micros(minIntervalNs)));
+                    previous.timeNs()) + " apart, less than " + ConformContext.micros(minIntervalNs), frame.index()));
             }
         }
         return List.of(Finding.ok(cnps + " CNPs, none closer than " + ConformContext.micros(minIntervalNs) +
-            " to the previous one to the same QP"));
+            " to the previous one to the same QP", lastCnp));
     }
 }

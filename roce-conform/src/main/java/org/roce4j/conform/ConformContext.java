@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -45,7 +46,7 @@ public final class ConformContext
     private final RoceFrameBuilder builder = new RoceFrameBuilder();
     private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[16384]);
     private final List<DutCompletion> completions = new ArrayList<>();
-    private final List<String> notes = new ArrayList<>();
+    private final List<Finding> findings = new ArrayList<>();
     private final Map<String, CapturedFrame> marks = new HashMap<>();
     private DutQp qp;
     private int cursor;
@@ -174,15 +175,25 @@ public final class ConformContext
      */
     public void note(final String note)
     {
-        notes.add(note);
+        findings.add(Finding.note(note));
     }
 
     /**
-     * @return the remarks so far.
+     * Record a checker's finding for the report.
+     *
+     * @param finding what was checked and seen, and the frame it is about.
      */
-    public List<String> notes()
+    public void record(final Finding finding)
     {
-        return List.copyOf(notes);
+        findings.add(Objects.requireNonNull(finding, "finding"));
+    }
+
+    /**
+     * @return the findings and remarks so far, in order.
+     */
+    public List<Finding> findings()
+    {
+        return List.copyOf(findings);
     }
 
     /**
@@ -310,7 +321,7 @@ public final class ConformContext
         for (int i = cursor; i < frames.size(); i++)
         {
             final CapturedFrame frame = frames.get(i);
-            if (Direction.FROM_DUT == frame.direction() && !"dropped".equals(frame.fault()) && filter.matches(frame))
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && filter.matches(frame))
             {
                 cursor = i + 1;
                 return frame;

@@ -9,17 +9,61 @@ import java.util.function.UnaryOperator;
  */
 public final class FrameRule
 {
-    /** What the rule does to a matching frame. */
+    /**
+     * What the rule does to a matching frame, and the word that opens the fault note the capture keeps for it
+     * ({@link CapturedFrame#fault()}: {@code dropped}, {@code duplicated}, {@code delayed N ns},
+     * {@code mutated: NAME}), which the checkers, the ladder and the reports read back through {@link #of}.
+     */
     public enum Action
     {
         /** The frame never arrives. */
-        DROP,
+        DROP("dropped"),
         /** The frame arrives rewritten by the rule's mutation. */
-        MUTATE,
+        MUTATE("mutated"),
         /** The frame arrives {@code delayNs} later (on the runner's clock). */
-        DELAY,
+        DELAY("delayed"),
         /** The frame arrives twice. */
-        DUPLICATE
+        DUPLICATE("duplicated");
+
+        private final String word;
+
+        Action(final String word)
+        {
+            this.word = word;
+        }
+
+        /**
+         * @return the word a fault note of this action starts with, e.g. {@code dropped}.
+         */
+        public String word()
+        {
+            return word;
+        }
+
+        /**
+         * @param fault a fault note as {@link FrameRule} writes it ({@link CapturedFrame#fault()}), or null.
+         * @return the action that wrote it, or null for none (no fault, or words no rule writes).
+         */
+        public static Action of(final String fault)
+        {
+            if (null == fault)
+            {
+                return null;
+            }
+            int end = 0;
+            while (end < fault.length() && ' ' != fault.charAt(end) && ':' != fault.charAt(end))
+            {
+                end++;
+            }
+            for (final Action action : values())
+            {
+                if (action.word.length() == end && fault.startsWith(action.word))
+                {
+                    return action;
+                }
+            }
+            return null;
+        }
     }
 
     private final Direction direction;
@@ -130,18 +174,20 @@ public final class FrameRule
         return mutation.apply(frame.clone());
     }
 
-    String note()
+    /**
+     * @return the fault note this rule writes into the capture for a frame it takes ({@link CapturedFrame#fault()}):
+     *         its action's {@link Action#word()}, with the delay or the mutation's name.
+     */
+    public String note()
     {
         switch (action)
         {
-            case DROP:
-                return "dropped";
-            case DUPLICATE:
-                return "duplicated";
             case DELAY:
-                return "delayed " + delayNs + " ns";
+                return action.word() + " " + delayNs + " ns";
+            case MUTATE:
+                return action.word() + ": " + mutationName;
             default:
-                return "mutated: " + mutationName;
+                return action.word();
         }
     }
 

@@ -1,19 +1,49 @@
 package org.roce4j.conform;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * What one scenario concluded.
  *
- * @param scenario  the scenario.
- * @param verdict   the verdict.
- * @param reason    why (the failure, the skip reason, the profile's explanation); empty for a PASS.
- * @param failedAt  the label of the step that failed or skipped, or null.
- * @param notes     what the checkers measured and saw.
- * @param capture   every frame of the exchange.
+ * @param scenario   the scenario.
+ * @param verdict    the verdict.
+ * @param reason     why (the failure, the skip reason, the profile's explanation); empty for a PASS.
+ * @param failedAt   the label of the step that failed or skipped, or null.
+ * @param findings   what the checkers concluded and the steps remarked, in order, each with the frame it is about.
+ * @param capture    every frame of the exchange.
  * @param durationNs time on the runner's clock from first to last step.
  */
-public record ScenarioResult(Scenario scenario, Verdict verdict, String reason, String failedAt, List<String> notes,
-    Capture capture, long durationNs)
+public record ScenarioResult(Scenario scenario, Verdict verdict, String reason, String failedAt,
+    List<Finding> findings, Capture capture, long durationNs)
 {
+    /**
+     * Copies the findings.
+     *
+     * @param scenario   scenario.
+     * @param verdict    verdict.
+     * @param reason     reason.
+     * @param failedAt   failed step or null.
+     * @param findings   findings.
+     * @param capture    capture.
+     * @param durationNs duration.
+     */
+    public ScenarioResult
+    {
+        findings = List.copyOf(findings);
+    }
+
+    /**
+     * @return the findings as the reports print them ({@link Finding#line()}: {@code ok: }, {@code VIOLATION: } or
+     *         a remark as is).
+     */
+    public List<String> notes()
+    {
+        final List<String> lines = new ArrayList<>(findings.size());
+        for (final Finding finding : findings)
+        {
+            lines.add(finding.line());
+        }
+        return lines;
+    }
 }

@@ -98,7 +98,7 @@ public final class ScenarioRunner
     private static ScenarioResult result(final Scenario scenario, final Verdict verdict, final String reason,
         final String failedAt, final ConformContext ctx, final Testbed testbed, final long startNs)
     {
-        return new ScenarioResult(scenario, verdict, reason, failedAt, ctx.notes(), ctx.capture(),
+        return new ScenarioResult(scenario, verdict, reason, failedAt, ctx.findings(), ctx.capture(),
             testbed.nowNs() - startNs);
     }
 }

@@ -204,7 +204,7 @@ public final class Steps
             ctx.settle();
             for (final Finding finding : checker.apply(ctx))
             {
-                ctx.note((finding.violation() ? "VIOLATION: " : "ok: ") + finding.text());
+                ctx.record(finding);
                 if (finding.violation())
                 {
                     throw new ConformFailure(finding.text());

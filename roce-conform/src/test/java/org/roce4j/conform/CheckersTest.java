@@ -68,21 +68,25 @@ class CheckersTest
     {
         fromDut(0, Opcode.RC_ACKNOWLEDGE, 0x100, AethHeader.SYNDROME_ACK_UNLIMITED, 2);
         assertFalse(violated(Checkers.msnMonotonic(capture)));
+        assertEquals(0, Checkers.msnMonotonic(capture).get(0).frame(), "the last AETH judged");
         fromDut(10, Opcode.RC_ACKNOWLEDGE, 0x101, AethHeader.SYNDROME_ACK_UNLIMITED, 1);
 
         final List<Finding> findings = Checkers.msnMonotonic(capture);
 
         assertTrue(violated(findings));
         assertTrue(findings.get(0).text().startsWith("MSN went back from 2 to 1 in frame #1"), findings.toString());
+        assertEquals(1, findings.get(0).frame());
     }
 
     @Test
     void ackPsnThatGoesBackIsAViolation()
     {
         fromDut(0, Opcode.RC_ACKNOWLEDGE, 0x105, AethHeader.SYNDROME_ACK_UNLIMITED, 1);
+        assertEquals(0, Checkers.ackPsnMonotonic(capture).get(0).frame(), "the last ACK judged");
         fromDut(1, Opcode.RC_ACKNOWLEDGE, 0x104, AethHeader.SYNDROME_ACK_UNLIMITED, 1);
 
         assertTrue(violated(Checkers.ackPsnMonotonic(capture)));
+        assertEquals(1, Checkers.ackPsnMonotonic(capture).get(0).frame());
     }
 
     @Test
@@ -95,13 +99,16 @@ class CheckersTest
         fromDut(6, Opcode.RC_RDMA_WRITE_ONLY, 0x501, -1, -1);
         fromDut(6, Opcode.RC_RDMA_WRITE_ONLY, 0x502, -1, -1);
         assertFalse(violated(Checkers.goBackN(capture, 3, 0x501)));
+        assertEquals(4, Checkers.goBackN(capture, 3, 0x501).get(0).frame(), "where the retry starts");
 
         assertTrue(violated(Checkers.goBackN(capture, 3, 0x500)), "resent from the wrong PSN");
         fromDut(7, Opcode.RC_RDMA_WRITE_ONLY, 0x504, -1, -1);
         final List<Finding> gap = Checkers.goBackN(capture, 3, 0x501);
         assertTrue(violated(gap));
         assertEquals("after frame #3 the DUT sent PSN 0x504 where go-back-N wants 0x503", gap.get(0).text());
+        assertEquals(6, gap.get(0).frame());
         assertTrue(violated(Checkers.goBackN(capture, 7, 0x505)), "nothing resent");
+        assertEquals(6, Checkers.goBackN(capture, 6, 0x505).get(0).frame(), "the event nothing followed");
     }
 
     @Test
@@ -112,6 +119,7 @@ class CheckersTest
         final List<Finding> early = Checkers.retransmissionTiming(capture, 0, TIMEOUT_NS);
         assertTrue(violated(early));
         assertTrue(early.get(0).text().endsWith("earlier than the timeout"), early.toString());
+        assertEquals(1, early.get(0).frame(), "the retransmission");
 
         final Capture late = new Capture();
         late.add(0, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
@@ -123,6 +131,10 @@ class CheckersTest
         onTime.add(0, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
         onTime.add(TIMEOUT_NS, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
         assertFalse(violated(Checkers.retransmissionTiming(onTime, 0, TIMEOUT_NS)));
+        assertEquals(1, Checkers.retransmissionTiming(onTime, 0, TIMEOUT_NS).get(0).frame(), "the retransmission");
+        final Capture never = new Capture();
+        never.add(0, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        assertEquals(0, Checkers.retransmissionTiming(never, 0, TIMEOUT_NS).get(0).frame(), "the unretried request");
     }
 
     @Test
@@ -135,6 +147,7 @@ class CheckersTest
         fromDut(10 + timerNs - 1, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1);
 
         assertTrue(violated(Checkers.rnrWait(capture, 1)));
+        assertEquals(2, Checkers.rnrWait(capture, 1).get(0).frame(), "the early retry");
     }
 
     /** A request or CNP with the BTH fields the AckReq and CNP checkers read. */
@@ -184,11 +197,13 @@ class CheckersTest
         final List<Finding> coalesced = Checkers.ackReqAnswered(capture);
         assertFalse(violated(coalesced), coalesced.toString());
         assertEquals("2 requests with AckReq, each answered; ACK PSNs never went backwards", coalesced.get(0).text());
+        assertEquals(3, coalesced.get(0).frame(), "the ACK covering the last request with AckReq");
 
         request(Direction.TO_DUT, Opcode.RC_RDMA_WRITE_ONLY, 0x103, true);
         final List<Finding> unanswered = Checkers.ackReqAnswered(capture);
         assertTrue(violated(unanswered));
         assertTrue(unanswered.get(0).text().contains("no ACK or response covering PSN 0x103"), unanswered.toString());
+        assertEquals(4, unanswered.get(0).frame(), "the request left unanswered");
     }
 
     @Test
@@ -221,19 +236,23 @@ class CheckersTest
         request(Direction.FROM_DUT, Opcode.RC_RDMA_WRITE_LAST, 0x504, true);
         final List<Finding> ok = Checkers.ackReqCadence(capture, 2);
         assertFalse(violated(ok), ok.toString());
+        assertEquals(4, ok.get(0).frame(), "the last request packet judged");
         assertTrue(violated(Checkers.ackReqCadence(capture, 1)), "two in a row without AckReq where 1 is allowed");
 
         request(Direction.FROM_DUT, Opcode.RC_SEND_ONLY, 0x505, false);
         final List<Finding> last = Checkers.ackReqCadence(capture, 2);
         assertTrue(last.get(0).text().endsWith("ends a message without AckReq"), last.toString());
+        assertEquals(5, last.get(0).frame());
     }
 
     @Test
     void cnpFormatWantsTheSendingQpBecnAndAGoodIcrc()
     {
         assertEquals("the DUT sent no CNP", Checkers.cnpFormat(capture, 0x77).get(0).text());
+        assertEquals(-1, Checkers.cnpFormat(capture, 0x77).get(0).frame(), "no frame to point at");
         cnp(0, 0x77);
         assertFalse(violated(Checkers.cnpFormat(capture, 0x77)));
+        assertEquals(0, Checkers.cnpFormat(capture, 0x77).get(0).frame());
         assertTrue(Checkers.cnpFormat(capture, 0x78).get(0).text().contains("DestQP 0x77, the rule wants"));
 
         final Capture corrupt = new Capture();
@@ -249,9 +268,11 @@ class CheckersTest
         cnp(0, 0x78);
         cnp(4_000, 0x77);
         assertFalse(violated(Checkers.cnpPacing(capture, 4_000)));
+        assertEquals(2, Checkers.cnpPacing(capture, 4_000).get(0).frame(), "the last CNP judged");
         cnp(7_999, 0x77);
         final List<Finding> tooSoon = Checkers.cnpPacing(capture, 4_000);
         assertTrue(violated(tooSoon));
         assertEquals("CNPs #2 and #3 to QP 0x77 came 3.999 us apart, less than 4.0 us", tooSoon.get(0).text());
+        assertEquals(3, tooSoon.get(0).frame(), "the CNP that came too soon");
     }
 }

@@ -2,11 +2,11 @@ package org.roce4j.conform.report;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.Direction;
+import org.roce4j.conform.Finding;
+import org.roce4j.conform.FrameRule;
 import org.roce4j.conform.ScenarioResult;
 import org.roce4j.conform.Verdict;
 import org.roce4j.wire.FrameStatus;
@@ -15,18 +15,14 @@ import org.roce4j.wire.ladder.Ladder;
 /**
  * A scenario's exchange as a {@link Ladder}: the conform peer on the left, the DUT on the right, one arrow per
  * captured frame with the fault the conform link applied to it (dropped, duplicated, delayed, mutated) or a bad
- * ICRC drawn as its fate, and the checkers' notes as findings ({@code ok: } holds, {@code VIOLATION: } broken, other
- * remarks are notes). A note naming a frame ({@code #N}, as the checkers write it) is marked beside that frame; a
- * FAIL whose reason no note states is added as a violation.
+ * ICRC drawn as its fate, and the scenario's {@link Finding}s (rules that held, violations, remarks), each marked
+ * beside the frame it is about ({@link Finding#frame()}) when it names one; a FAIL whose reason no finding states is
+ * added as a violation.
  */
 public final class ConformLadder
 {
     /** The left column's name. */
     public static final String PEER = "roce conform peer";
-
-    private static final Pattern FRAME_REFERENCE = Pattern.compile("#(\\d{1,9})");
-    private static final String OK_PREFIX = "ok: ";
-    private static final String VIOLATION_PREFIX = "VIOLATION: ";
 
     private ConformLadder()
     {
@@ -49,28 +45,15 @@ public final class ConformLadder
         }
         final List<Ladder.Finding> findings = new ArrayList<>();
         boolean reasonStated = result.reason().isEmpty();
-        for (final String note : result.notes())
+        for (final Finding finding : result.findings())
         {
-            if (note.startsWith(VIOLATION_PREFIX))
-            {
-                final String text = note.substring(VIOLATION_PREFIX.length());
-                reasonStated |= text.equals(result.reason());
-                findings.add(new Ladder.Finding(Ladder.Kind.VIOLATION, text, frameIn(text, frames.size())));
-            }
-            else if (note.startsWith(OK_PREFIX))
-            {
-                final String text = note.substring(OK_PREFIX.length());
-                findings.add(new Ladder.Finding(Ladder.Kind.OK, text, frameIn(text, frames.size())));
-            }
-            else
-            {
-                findings.add(new Ladder.Finding(Ladder.Kind.NOTE, note, frameIn(note, frames.size())));
-            }
+            reasonStated |= finding.violation() && finding.text().equals(result.reason());
+            findings.add(new Ladder.Finding(finding.kind(), finding.text(), finding.frame()));
         }
         if (!reasonStated && Verdict.FAIL == result.verdict())
         {
             findings.add(new Ladder.Finding(Ladder.Kind.VIOLATION, result.reason() + " (step: " + result.failedAt() +
-                ")", frameIn(result.reason(), frames.size())));
+                ")", -1));
         }
         return new Ladder(result.scenario().name() + ": " + result.verdict(), PEER, dut, arrows, findings,
             List.of());
@@ -78,36 +61,21 @@ public final class ConformLadder
 
     private static Ladder.Fate fate(final CapturedFrame frame)
     {
-        final String fault = frame.fault();
+        final FrameRule.Action fault = frame.faultAction();
         if (null == fault)
         {
             return FrameStatus.BAD_ICRC == frame.status() ? Ladder.Fate.CORRUPTED : Ladder.Fate.DELIVERED;
         }
-        if ("dropped".equals(fault))
+        switch (fault)
         {
-            return Ladder.Fate.DROPPED;
+            case DROP:
+                return Ladder.Fate.DROPPED;
+            case DUPLICATE:
+                return Ladder.Fate.DUPLICATE;
+            case DELAY:
+                return Ladder.Fate.DELAYED;
+            default:
+                return Ladder.Fate.CORRUPTED;
         }
-        if ("duplicated".equals(fault))
-        {
-            return Ladder.Fate.DUPLICATE;
-        }
-        return fault.startsWith("delayed") ? Ladder.Fate.DELAYED : Ladder.Fate.CORRUPTED;
-    }
-
-    /**
-     * @return the first frame number the text names ({@code #N}) that exists in the capture, or -1.
-     */
-    static long frameIn(final String text, final int frames)
-    {
-        final Matcher matcher = FRAME_REFERENCE.matcher(text);
-        while (matcher.find())
-        {
-            final int frame = Integer.parseInt(matcher.group(1));
-            if (frame < frames)
-            {
-                return frame;
-            }
-        }
-        return -1;
     }
 }
