@@ -1,8 +1,6 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.roce4j.cli.RoceCommand;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
@@ -91,7 +88,7 @@ class Ipv6WithRxeTest
         final String name = "Ipv6WithRxeTest-rping-" + role;
         final String port = "client".equals(role) ? "20164" : "21164";
         final String link = peer.tunnelSpec(name, 0, 0) + gids.linkOptions();
-        final Result roce;
+        final RoceRun roce;
         final int rxeExit;
         final String rxeLog;
         if ("client".equals(role))
@@ -101,14 +98,14 @@ class Ipv6WithRxeTest
             final RxePeer.Result listening = peer.run("timeout 30 sh -c 'until rdma res show cm_id 2>/dev/null | " +
                 "grep LISTEN | grep -q \":" + port + " \"; do usleep 20000; done'", Duration.ofSeconds(60));
             assertEquals(0, listening.exitCode(), "rping -s did not listen:\n" + peer.log("rps"));
-            roce = runRoce("rping", "-c", "-a", GUEST_IPV6, "-p", port, "-C", Integer.toString(PINGS), "-v", "-V",
+            roce = RoceRun.run("rping", "-c", "-a", GUEST_IPV6, "-p", port, "-C", Integer.toString(PINGS), "-v", "-V",
                 "-S", "64", "--link", link, "--timeout", "20000");
             rxeExit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, PingpongInterop.GRACE);
             rxeLog = peer.log("rps") + peer.runOk("cat /tmp/rps.err");
         }
         else
         {
-            final CompletableFuture<Result> server = CompletableFuture.supplyAsync(() -> runRoce("rping", "-s",
+            final CompletableFuture<RoceRun> server = CompletableFuture.supplyAsync(() -> RoceRun.run("rping", "-s",
                 "-a", LINK_IPV6, "-p", port, "-v", "-V", "-S", "64", "--link", link, "--timeout", "20000"));
             peer.kill("rpc");
             // roce rping may not listen yet: rping then gets REJ 8 or no ND answer; try again, as a user would.
@@ -127,9 +124,9 @@ class Ipv6WithRxeTest
                 throw new AssertionError("roce rping -s did not finish; rping said:\n" + rxeLog, ex);
             }
         }
-        final String context = name + ":\n--- roce rping (exit " + roce.exit() + "):\n" + roce.out() + roce.err() +
+        final String context = name + ":\n--- roce rping (exit " + roce.exitCode() + "):\n" + roce.out() + roce.err() +
             "--- rping (exit " + rxeExit + "):\n" + rxeLog;
-        assertEquals(0, roce.exit(), "roce rping failed\n" + context);
+        assertEquals(0, roce.exitCode(), "roce rping failed\n" + context);
         assertEquals(0, rxeExit, "rping failed\n" + context);
         final String prefix = "client".equals(role) ? "ping data: " : "server ping data: ";
         assertEquals(PINGS, roce.out().lines().filter(l -> l.startsWith(prefix)).count(), "pings\n" + context);
@@ -190,17 +187,4 @@ class Ipv6WithRxeTest
         return "IPv6 header " + fromRoce + " on both sides";
     }
 
-    /** Output of the in-process command. */
-    private record Result(int exit, String out, String err)
-    {
-    }
-
-    private static Result runRoce(final String... args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = RoceCommand.commandLine().setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true)).execute(args);
-        return new Result(exit, out.toString(), err.toString());
-    }
 }

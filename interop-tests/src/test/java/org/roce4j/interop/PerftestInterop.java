@@ -1,8 +1,6 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,7 +11,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.testcontainers.Host;
-import org.roce4j.cli.RoceCommand;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.pcap.PcapReader;
@@ -83,7 +80,7 @@ final class PerftestInterop
         "nak_sequence_sent|nak_sequence_received|nak_rnr_received|duplicate_requests) (\\d+)$", Pattern.MULTILINE);
 
     /** One attempt, not yet checked. */
-    private record Attempt(Result roce, int rxeExit, String rxeOutput)
+    private record Attempt(RoceRun roce, int rxeExit, String rxeOutput)
     {
     }
 
@@ -188,14 +185,14 @@ final class PerftestInterop
             args.add(Integer.toString(peer.forwardedPort(PERFTEST_PORT)));
             args.add("127.0.0.1");
         }
-        Result roce = runRoce(args);
+        RoceRun roce = RoceRun.run(args);
         for (int attempt = 1; attempt < PingpongInterop.CONNECT_ATTEMPTS && closedByForward(roce); attempt++)
         {
             // QEMU's hostfwd accepted and then closed the connection before perftest's server had it (see
             // RxePeer.tcpConnect); roce perf, as perftest, does not retry, so the harness does.
             System.out.println("[perftest-reconnect] " + c.name() + ": " + roce.err().trim() + " (attempt " +
                 attempt + ")");
-            roce = runRoce(args);
+            roce = RoceRun.run(args);
         }
         final int rxeExit;
         try
@@ -216,7 +213,7 @@ final class PerftestInterop
         final List<String> args = roceArgs(peer, c);
         args.add("-p");
         args.add(Integer.toString(hostPort));
-        final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
+        final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run(args));
         final boolean cm = rdmaCm(c);
         final String host;
         if (cm)
@@ -237,7 +234,7 @@ final class PerftestInterop
             "rc=$?; grep -qE '" + RETRY_MARKER + "' /tmp/roce4j-pt.log || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
         final int rxeExit = peer.waitFor("pt", peer.caseTimeLeft(), roce::isDone, GRACE);
-        final Result result;
+        final RoceRun result;
         try
         {
             result = roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
@@ -292,28 +289,12 @@ final class PerftestInterop
      *     first "data"): QEMU's user networking accepts the host's connect at once and closes it if the guest does not
      *     take it.
      */
-    private static boolean closedByForward(final Result roce)
+    private static boolean closedByForward(final RoceRun roce)
     {
         return 0 != roce.exitCode() && roce.err().contains("closed the connection instead of sending its data");
     }
 
-    /** Output of the in-process command. */
-    record Result(int exitCode, String out, String err)
-    {
-    }
-
-    private static Result runRoce(final List<String> args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = RoceCommand.commandLine()
-            .setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true))
-            .execute(args.toArray(new String[0]));
-        return new Result(exit, out.toString(), err.toString());
-    }
-
-    private static Outcome check(final Case c, final boolean roceIsClient, final Result roce, final int rxeExit,
+    private static Outcome check(final Case c, final boolean roceIsClient, final RoceRun roce, final int rxeExit,
         final String rxeOutput, final long startNs, final int attempts) throws IOException
     {
         final String context = c.name() + ":\n--- roce perf " + c.tool() + ":\n" + roce.out() + roce.err() +

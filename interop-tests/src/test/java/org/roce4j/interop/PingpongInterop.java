@@ -1,8 +1,6 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +10,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.testcontainers.Host;
-import org.roce4j.cli.RoceCommand;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.pcap.PcapReader;
@@ -114,14 +111,14 @@ final class PingpongInterop
         args.add("-p");
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
-        Result roce = runRoce(args);
+        RoceRun roce = RoceRun.run(args);
         for (int attempt = 1; attempt < CONNECT_ATTEMPTS && closedByForward(roce); attempt++)
         {
             // QEMU's hostfwd accepted and then closed the connection before the guest's server had it (see
             // RxePeer.tcpConnect); roce pingpong, as ibv_rc_pingpong, does not retry, so the harness does.
             System.out.println("[pingpong-reconnect] " + name + ": " + roce.err().trim() + " (attempt " + attempt +
                 ")");
-            roce = runRoce(args);
+            roce = RoceRun.run(args);
         }
         final int rxeExit;
         try
@@ -171,7 +168,7 @@ final class PingpongInterop
         final List<String> args = roceArgs(peer, name, transport, qps, size, mtu, iters, faults, seed);
         args.add("-p");
         args.add(Integer.toString(hostPort));
-        final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce(args));
+        final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run(args));
         final String address = peer.hostAddressForGuest(hostPort);
         final String host = address.substring(0, address.lastIndexOf(':'));
         peer.kill("pp");
@@ -181,7 +178,7 @@ final class PingpongInterop
             "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
             "exit 1");
         final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), roce::isDone, GRACE);
-        final Result result;
+        final RoceRun result;
         try
         {
             result = roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
@@ -256,29 +253,13 @@ final class PingpongInterop
      * @return true when it failed because the TCP side channel closed before the guest's tool sent its address:
      *     QEMU's user networking accepts the host's connect at once and closes it if the guest does not take it.
      */
-    static boolean closedByForward(final Result roce)
+    static boolean closedByForward(final RoceRun roce)
     {
         return 0 != roce.exitCode() && roce.err().contains("Couldn't read/write remote address from 127.0.0.1");
     }
 
-    /** Output of the in-process command. */
-    record Result(int exitCode, String out, String err)
-    {
-    }
-
-    private static Result runRoce(final List<String> args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = RoceCommand.commandLine()
-            .setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true))
-            .execute(args.toArray(new String[0]));
-        return new Result(exit, out.toString(), err.toString());
-    }
-
     private static Outcome check(
-        final String name, final String transport, final int qps, final int size, final int iters, final Result roce,
+        final String name, final String transport, final int qps, final int size, final int iters, final RoceRun roce,
         final int rxeExit, final String rxeOutput, final long startNs) throws IOException
     {
         final String context = name + ":\n--- roce pingpong:\n" + roce.out() + roce.err() + "--- " + cTool(transport) +

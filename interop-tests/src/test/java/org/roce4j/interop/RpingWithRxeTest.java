@@ -1,8 +1,6 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -18,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.roce4j.cli.RoceCommand;
 import org.roce4j.cm.ib.CmCounter;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
@@ -91,7 +88,7 @@ class RpingWithRxeTest
             " 2>/tmp/rps.err");
         awaitRpingListening(port);
 
-        final Result roce = runRoce("rping", "-c", "-a", guest(), "-p", Integer.toString(port),
+        final RoceRun roce = RoceRun.run("rping", "-c", "-a", guest(), "-p", Integer.toString(port),
             "-C", Integer.toString(PINGS), "-v", "-V", "-S", Integer.toString(size),
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         final int rxeExit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, GRACE);
@@ -99,7 +96,7 @@ class RpingWithRxeTest
         final String rxeErr = peer.runOk("cat /tmp/rps.err");
         final String context = context(name, roce, rxeLog + "--- rping (stderr):\n" + rxeErr);
 
-        assertEquals(0, roce.exit(), "roce rping failed\n" + context);
+        assertEquals(0, roce.exitCode(), "roce rping failed\n" + context);
         assertEquals(0, rxeExit, "rping -s failed\n" + context);
         assertPings(roce.out(), "ping data: ", size, context);
         assertFalse(roce.err().contains("data mismatch"), context);
@@ -127,7 +124,7 @@ class RpingWithRxeTest
         final String name = name(test) + "-" + size;
         final int port = 21000 + size % 1000;
         final boolean print = 64 == size;
-        final CompletableFuture<Result> roce = CompletableFuture.supplyAsync(() -> runRoce("rping", "-s",
+        final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run("rping", "-s",
             "-a", link(), "-p", Integer.toString(port), "-v", "-V", "-S", Integer.toString(size),
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
         peer.kill("rpc");
@@ -138,11 +135,11 @@ class RpingWithRxeTest
             "done; exit 1");
         final int rxeExit = peer.waitFor("rpc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("rpc") + peer.runOk("cat /tmp/rpc.err");
-        final Result result = join(roce, rxeLog);
+        final RoceRun result = join(roce, rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "rping -c failed\n" + context);
-        assertEquals(0, result.exit(), "roce rping -s failed\n" + context);
+        assertEquals(0, result.exitCode(), "roce rping -s failed\n" + context);
         assertPings(result.out(), "server ping data: ", size, context);
         // roce4j saw rxe's disconnect.
         assertTrue(result.err().contains("server DISCONNECT EVENT..."), context);
@@ -328,21 +325,7 @@ class RpingWithRxeTest
         }
     }
 
-    /** Output of the in-process command. */
-    private record Result(int exit, String out, String err)
-    {
-    }
-
-    private static Result runRoce(final String... args)
-    {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int exit = RoceCommand.commandLine().setOut(new PrintWriter(out, true))
-            .setErr(new PrintWriter(err, true)).execute(args);
-        return new Result(exit, out.toString(), err.toString());
-    }
-
-    private Result join(final CompletableFuture<Result> roce, final String rxeLog)
+    private RoceRun join(final CompletableFuture<RoceRun> roce, final String rxeLog)
     {
         try
         {
@@ -378,7 +361,7 @@ class RpingWithRxeTest
             peer.log("rps"));
     }
 
-    private static String context(final String name, final Result roce, final String rxeLog)
+    private static String context(final String name, final RoceRun roce, final String rxeLog)
     {
         return name + ":\n--- roce rping (stdout, first 3000 chars):\n" + head(roce.out()) + "--- roce rping " +
             "(stderr):\n" + roce.err() + "--- rping:\n" + head(rxeLog);
