@@ -1,50 +1,31 @@
 package org.roce4j.cm.rdmacm;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.cm.ib.CmConfig;
 import org.roce4j.cm.ib.CmConnection;
 import org.roce4j.cm.ib.CmCounters;
 import org.roce4j.cm.ib.CmHandler;
-import org.roce4j.cm.ib.CmListener;
-import org.roce4j.cm.ib.CmReplyParams;
-import org.roce4j.cm.ib.CmRequestParams;
 import org.roce4j.cm.ib.GsiPort;
 import org.roce4j.cm.ib.IbCm;
-import org.roce4j.cm.ib.MadAddress;
-import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.CommandQueue;
-import org.roce4j.verbs.DeviceAttributes;
 import org.roce4j.verbs.ProgressGroup;
 import org.roce4j.verbs.ProgressTask;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.ThreadingMode;
-import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.header.BthHeader;
-import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
-import org.roce4j.wire.mad.CmaHeader;
-import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
  * rdma_cm for one roce4j device (an rdma_event_channel with the kernel's rdma_cm and ib_cm behind it): owns QP1
@@ -86,19 +67,16 @@ public final class RdmaCm implements AutoCloseable
     private static final long CALL_TIMEOUT_MS = 10_000;
     /** Longest close() waits for the last MADs (REJ, DREQ, DREP) to leave QP1. */
     private static final long CLOSE_DRAIN_NS = TimeUnit.MILLISECONDS.toNanos(200);
-    /** Linux's default ip_local_port_range, where rdma_cm picks an active side's port. */
-    private static final int EPHEMERAL_PORTS = 60999 - 32768 + 1;
 
     private final RdmaDevice device;
     private final RdmaCmOptions options;
     private final CmCounters counters = new CmCounters();
     private final GsiPort gsi;
     private final IbCm cm;
-    private final LinkAddress linkAddress;
+    private final RdmaCmConnector connector;
+    private final RdmaCmListeners listeners;
     private final LinkedBlockingDeque<RdmaCmEvent> events = new LinkedBlockingDeque<>();
     private final CommandQueue commands = new CommandQueue("the CM thread", CALL_TIMEOUT_MS);
-    private final Int2ObjectHashMap<List<RdmaCmId>> listenersByPort = new Int2ObjectHashMap<>();
-    private final Set<Integer> activePorts = new HashSet<>();
     private final List<RdmaCmId> ids = new ArrayList<>();
     private final AtomicLong errors = new AtomicLong();
     private final CmAgent agent = new CmAgent();
@@ -113,10 +91,12 @@ public final class RdmaCm implements AutoCloseable
     {
         this.device = device;
         this.options = options;
-        this.linkAddress = device.link().address();
         this.gsi = new GsiPort(device, options.gsiDepth());
-        this.cm = new IbCm(gsi, options.cmConfig(), device.clock(), options.ids(), caGuid(device),
-            (high, low) -> isLocalGid(device, high, low), counters);
+        final RdmaCmAddresses addresses = new RdmaCmAddresses(device.link().address());
+        this.cm = new IbCm(gsi, options.cmConfig(), device.clock(), options.ids(), RdmaCmAddresses.caGuid(device),
+            (high, low) -> RdmaCmAddresses.isLocalGid(device, high, low), counters);
+        this.connector = new RdmaCmConnector(this, cm, device, options, addresses);
+        this.listeners = new RdmaCmListeners(cm, connector::onRequest, addresses, device.name());
         if (ThreadingMode.INVOKER == device.threadingMode())
         {
             this.group = device.progressGroup();
@@ -443,48 +423,12 @@ public final class RdmaCm implements AutoCloseable
 
     void bindListener(final RdmaCmId id, final InetSocketAddress address)
     {
-        final InetAddress ip = address.getAddress();
-        if (!ip.isAnyLocalAddress() && !isOurAddress(ip))
-        {
-            throw new IllegalArgumentException("cannot bind to " + ip.getHostAddress() + ": not an address of " +
-                device.name() + " (" + ourAddresses() + ")");
-        }
-        final int port = address.getPort();
-        List<RdmaCmId> onPort = listenersByPort.get(port);
-        if (null != onPort)
-        {
-            for (final RdmaCmId other : onPort)
-            {
-                final InetAddress bound = other.localAddress().getAddress();
-                if (bound.isAnyLocalAddress() || ip.isAnyLocalAddress() || bound.equals(ip))
-                {
-                    throw new IllegalStateException("address in use: " + ip.getHostAddress() + " port " + port +
-                        " overlaps " + other);
-                }
-            }
-        }
-        else
-        {
-            onPort = new ArrayList<>();
-            listenersByPort.put(port, onPort);
-            cm.listen(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, port), this::onRequest);
-        }
-        onPort.add(id);
+        listeners.bind(id, address);
     }
 
     void unbindListener(final RdmaCmId id)
     {
-        final int port = id.localAddress().getPort();
-        final List<RdmaCmId> onPort = listenersByPort.get(port);
-        if (null != onPort)
-        {
-            onPort.remove(id);
-            if (onPort.isEmpty())
-            {
-                listenersByPort.remove(port);
-                cm.cancelListen(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, port));
-            }
-        }
+        listeners.unbind(id);
         for (final RdmaCmId other : new ArrayList<>(ids))
         {
             if (other.listener() == id && RdmaCmId.State.CONNECT_REQUEST == other.state())
@@ -495,205 +439,20 @@ public final class RdmaCm implements AutoCloseable
         }
     }
 
-    /**
-     * The IB CM's listener for every port someone listens on (cma.c cma_ib_req_handler).
-     */
-    private int onRequest(final CmConnection c)
+    RdmaCmId findListener(final int port, final InetAddress destination)
     {
-        if (CmReqMessage.TRANSPORT_RC != c.transportType())
-        {
-            // cma_ib_check_req_qp_type: the listener is RC; rdma_cm refuses, the CM rejects "consumer defined".
-            return CmRejectReason.CONSUMER_DEFINED.code();
-        }
-        final byte[] data = c.privateData();
-        final CmaHeader header = new CmaHeader().wrap(new UnsafeBuffer(data), 0);
-        final int ipVersion = header.ipVersion();
-        if (CmaHeader.CMA_VERSION != header.version() || (4 != ipVersion && 6 != ipVersion))
-        {
-            // cma_save_ip_info: -EINVAL / -EAFNOSUPPORT, so the kernel's CM rejects with CONSUMER_DEFINED.
-            return CmRejectReason.CONSUMER_DEFINED.code();
-        }
-        final InetAddress source = 4 == ipVersion ? Gid.ofIpv4(header.sourceIpv4()).toInetAddress() :
-            new Gid(header.sourceHigh(), header.sourceLow()).toInetAddress();
-        final InetAddress destination = 4 == ipVersion ? Gid.ofIpv4(header.destinationIpv4()).toInetAddress() :
-            new Gid(header.destinationHigh(), header.destinationLow()).toInetAddress();
-        final RdmaCmId listener = findListener(RdmaCmServiceId.port(c.serviceId()), destination);
-        if (null == listener)
-        {
-            // cma_match_private_data: no listener on this port takes that destination address.
-            return CmRejectReason.CONSUMER_DEFINED.code();
-        }
-        if (c.pathMtu() < 1 || c.pathMtu() > device.activeMtu().verbsValue())
-        {
-            return CmRejectReason.INVALID_MTU.code();
-        }
-        if (listener.pendingRequests() >= listener.backlog())
-        {
-            // ucma: no backlog left: -ENOMEM, and cm.c drops the REQ without a REJ so the sender retries.
-            return CmListener.DROP;
-        }
-        final RdmaCmId child = newId(listener);
-        listener.addPending();
-        // cm.c cm_format_req_event: the peer's depths seen from this side (its initiator depth is our responder
-        // resources), capped by the device as librdmacm does for rdma_accept(NULL).
-        final ConnParam peer = new ConnParam()
-            .responderResources(Math.min(c.remoteInitiatorDepth(), DeviceAttributes.MAX_QP_RD_ATOM))
-            .initiatorDepth(Math.min(c.remoteResponderResources(), DeviceAttributes.MAX_QP_INIT_RD_ATOM))
-            .retryCount(c.retryCount())
-            .rnrRetryCount(c.rnrRetryCount());
-        child.asRequest(c, new InetSocketAddress(destination, RdmaCmServiceId.port(c.serviceId())),
-            new InetSocketAddress(source, header.port()), peer);
-        final byte[] user = new byte[data.length - CmaHeader.LENGTH];
-        System.arraycopy(data, CmaHeader.LENGTH, user, 0, user.length);
-        publish(new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, child, listener, 0, user, peer,
-            "connection request from " + source.getHostAddress() + ":" + header.port() + " to port " +
-            RdmaCmServiceId.port(c.serviceId())));
-        return CmListener.PENDING;
-    }
-
-    private RdmaCmId findListener(final int port, final InetAddress destination)
-    {
-        final List<RdmaCmId> onPort = listenersByPort.get(port);
-        if (null == onPort)
-        {
-            return null;
-        }
-        RdmaCmId wildcard = null;
-        for (final RdmaCmId id : onPort)
-        {
-            final InetAddress bound = id.localAddress().getAddress();
-            if (bound.equals(destination))
-            {
-                return id;
-            }
-            // An IPv4 wildcard takes IPv4 only; an IPv6 wildcard takes both (Linux's default bindv6only=0).
-            if (bound.isAnyLocalAddress() && (bound instanceof Inet6Address || destination instanceof Inet4Address))
-            {
-                wildcard = id;
-            }
-        }
-        return wildcard;
+        return listeners.find(port, destination);
     }
 
     CmConnection connect(final RdmaCmId id, final InetSocketAddress destination, final ConnParam param,
         final CmHandler handler)
     {
-        final InetAddress ip = destination.getAddress();
-        if (null == ip)
-        {
-            throw new IllegalArgumentException("unresolved destination " + destination);
-        }
-        final boolean v4 = ip instanceof Inet4Address;
-        final long remoteHigh;
-        final long remoteLow;
-        final long localHigh;
-        final long localLow;
-        final InetAddress localIp;
-        if (v4)
-        {
-            remoteHigh = 0;
-            remoteLow = Gid.ipv4MappedLow(ipv4Of(ip));
-            localHigh = 0;
-            localLow = linkAddress.ipv4MappedLow();
-            localIp = Gid.ofIpv4(linkAddress.ipv4()).toInetAddress();
-        }
-        else
-        {
-            final Gid remote = Gid.of(ip);
-            remoteHigh = remote.high();
-            remoteLow = remote.low();
-            // The kernel's source address selection: a link-local peer from our link-local GID, any other from
-            // our first global IPv6 address (RFC 6724 rule 2, matching scope).
-            final Gid local = Gid.isLinkLocal(remoteHigh) ? linkAddress.linkLocal() : firstGlobalIpv6();
-            if (null == local)
-            {
-                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device has no " +
-                    "global IPv6 address (" + ourAddresses() + "), so it reaches link-local fe80:: peers only");
-            }
-            localHigh = local.high();
-            localLow = local.low();
-            localIp = local.toInetAddress();
-        }
-        if (isOurAddress(ip))
-        {
-            throw new IllegalArgumentException("cannot connect to " + ip.getHostAddress() + ": it is this device's " +
-                "own address (loopback through one device is not supported)");
-        }
-        final int sourcePort = allocatePort();
-        final int dport = destination.getPort();
-        final byte[] privateData = new byte[CmaHeader.LENGTH + param.privateData().length];
-        final CmaHeader header = new CmaHeader().wrap(new UnsafeBuffer(privateData), 0);
-        if (v4)
-        {
-            header.ipv4(sourcePort, linkAddress.ipv4(), ipv4Of(ip));
-        }
-        else
-        {
-            header.ipv6(sourcePort, localHigh, localLow, remoteHigh, remoteLow);
-        }
-        System.arraycopy(param.privateData(), 0, privateData, CmaHeader.LENGTH, param.privateData().length);
-        final CmRequestParams request = new CmRequestParams()
-            .serviceId(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, dport))
-            .localQpn(id.qp().qpNum())
-            .startingPsn(options.ids().nextPsn())
-            .pathMtu(device.activeMtu().verbsValue())
-            .responderResources(Math.min(param.responderResources(), DeviceAttributes.MAX_QP_RD_ATOM))
-            .initiatorDepth(Math.min(param.initiatorDepth(), DeviceAttributes.MAX_QP_INIT_RD_ATOM))
-            .retryCount(param.retryCount())
-            .rnrRetryCount(param.rnrRetryCount())
-            .localGid(localHigh, localLow)
-            .remoteGid(remoteHigh, remoteLow)
-            .flowLabel(roceFlowLabel(sourcePort, dport))
-            .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
-            .trafficClass(Math.max(0, id.tos()))
-            .privateData(privateData);
-        id.addresses(new InetSocketAddress(localIp, sourcePort), destination);
-        final CmConnection c = cm.connect(request, handler, new MadAddress(remoteHigh, remoteLow,
-            BthHeader.GSI_QPN));
-        c.context(id);
-        return c;
-    }
-
-    /**
-     * cma.c cma_get_roce_udp_flow_label: for RoCEv2 the flow label is sport * 31 + dport, 20 bits, over IPv4 and over
-     * IPv6 when the source address carries no flow label of its own (rxe's REQ over IPv6 names it too) (rping's
-     * REQ in the golden capture: ports 0xd40f, 18003 give 0x9f424; rxe then sends the connection's packets from
-     * UDP port 0xf403).
-     */
-    static int roceFlowLabel(final int sourcePort, final int destinationPort)
-    {
-        return (sourcePort * 31 + destinationPort) & 0xF_FFFF;
+        return connector.connect(id, destination, param, handler);
     }
 
     void accept(final RdmaCmId id, final CmConnection c, final ConnParam param)
     {
-        final ConnParam peer = id.peerParam();
-        final int responderResources = null == param ? peer.responderResources() :
-            Math.min(param.responderResources(), peer.responderResources());
-        final int initiatorDepth = null == param ? peer.initiatorDepth() :
-            Math.min(param.initiatorDepth(), peer.initiatorDepth());
-        final int rnrRetry = null == param ? 7 : param.rnrRetryCount();
-        final CmReplyParams reply = new CmReplyParams()
-            .localQpn(id.qp().qpNum())
-            .startingPsn(options.ids().nextPsn())
-            .responderResources(responderResources)
-            .initiatorDepth(initiatorDepth)
-            .rnrRetryCount(rnrRetry)
-            .privateData(null == param ? new byte[0] : param.privateData());
-        // The QP takes the REP's values: record them on the connection first, as the REP will carry them.
-        cm.prepareReply(c, reply);
-        try
-        {
-            id.bringUp(c, options.minRnrTimer());
-        }
-        catch (final RuntimeException ex)
-        {
-            id.moveQpToError();
-            cm.reject(c, CmRejectReason.CONSUMER_DEFINED.code(), null);
-            throw new IllegalStateException("rdma_accept: could not move QP " + id.qp().qpNum() + " to RTR/RTS (" +
-                ex.getMessage() + "); the request was rejected", ex);
-        }
-        cm.accept(c, reply);
+        connector.accept(id, c, param);
     }
 
     void reject(final CmConnection c, final byte[] privateData)
@@ -713,86 +472,8 @@ public final class RdmaCm implements AutoCloseable
 
     void destroyConnection(final CmConnection c)
     {
-        final Object context = c.context();
-        if (context instanceof RdmaCmId)
-        {
-            activePorts.remove(((RdmaCmId)context).localAddress().getPort());
-        }
+        connector.releasePort(c);
         cm.destroy(c);
-    }
-
-    private int allocatePort()
-    {
-        for (int i = 0; i < EPHEMERAL_PORTS; i++)
-        {
-            final int port = options.ids().nextPort();
-            if (activePorts.add(port))
-            {
-                return port;
-            }
-        }
-        throw new IllegalStateException("no free source port in 32768..60999");
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
-    // Addresses
-    // ------------------------------------------------------------------------------------------------------------
-
-    private boolean isOurAddress(final InetAddress ip)
-    {
-        if (ip instanceof Inet4Address)
-        {
-            return linkAddress.ownsIpv4(ipv4Of(ip));
-        }
-        final Gid gid = Gid.of(ip);
-        return linkAddress.ownsIpv6(gid.high(), gid.low());
-    }
-
-    private Gid firstGlobalIpv6()
-    {
-        for (final Gid gid : linkAddress.ipv6s())
-        {
-            if (!Gid.isLinkLocal(gid.high()))
-            {
-                return gid;
-            }
-        }
-        return null;
-    }
-
-    private String ourAddresses()
-    {
-        final StringBuilder text = new StringBuilder();
-        for (final Gid gid : linkAddress.ips())
-        {
-            text.append(gid.toInetAddress().getHostAddress()).append(", ");
-        }
-        return text.append(linkAddress.linkLocal().toInetAddress().getHostAddress()).toString();
-    }
-
-    private static int ipv4Of(final InetAddress ip)
-    {
-        return ByteBuffer.wrap(ip.getAddress()).order(ByteOrder.BIG_ENDIAN).getInt();
-    }
-
-    private static boolean isLocalGid(final RdmaDevice device, final long high, final long low)
-    {
-        return device.findGidIndex(high, low) >= 0;
-    }
-
-    /**
-     * The node GUID rxe derives from the MAC (EUI-64); a link without a MAC of its own (kernel UDP) gets one from
-     * its IPv4 address instead, so two such roce4j nodes do not share a GUID.
-     */
-    private static long caGuid(final RdmaDevice device)
-    {
-        final LinkAddress address = device.link().address();
-        if (0 != address.mac())
-        {
-            return device.queryDevice().nodeGuid();
-        }
-        // 0x02: a locally administered EUI-64, then "ff:fe" style filler and the IPv4 address.
-        return 0x0200_00FF_0000_0000L | (address.ipv4() & 0xFFFF_FFFFL);
     }
 
     /**
