@@ -14,8 +14,10 @@ import org.roce4j.bench.Measurement;
 import org.roce4j.bench.Running;
 import org.roce4j.bench.Window;
 import org.roce4j.transport.link.Link;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.header.Ipv6Header;
 import org.roce4j.wire.header.UdpHeader;
 
 /**
@@ -57,8 +59,8 @@ public final class RawPcap
      * @param ifaceB B's interface.
      * @param macA   A's MAC.
      * @param macB   B's MAC.
-     * @param ipA    the IPv4 address A's frames carry (and B's capture filter expects from it).
-     * @param ipB    the IPv4 address B's frames carry.
+     * @param ipA    the address (IPv4, or IPv6 for the veth6 medium) A's frames carry, and A's capture filter expects.
+     * @param ipB    the address B's frames carry.
      */
     public record Ends(String ifaceA, String ifaceB, long macA, long macB, String ipA, String ipB)
     {
@@ -256,11 +258,15 @@ public final class RawPcap
     }
 
     /**
-     * An Ethernet + IPv4 + UDP frame to port 4791 with a zero payload.
+     * An Ethernet + IPv4 (or IPv6, for IPv6 literals) + UDP frame to port 4791 with a zero payload.
      */
     static byte[] frame(final long sourceMac, final long destinationMac, final String source,
         final String destination, final int udpPayload)
     {
+        if (source.indexOf(':') >= 0)
+        {
+            return frame6(sourceMac, destinationMac, Gid.parse(source), Gid.parse(destination), udpPayload);
+        }
         final int length = EthernetHeader.LENGTH + Ipv4Header.LENGTH + UdpHeader.LENGTH + udpPayload;
         final byte[] bytes = new byte[length];
         final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
@@ -276,6 +282,33 @@ public final class RawPcap
             .destination(Ipv4Header.parseAddress(destination))
             .updateChecksum();
         new UdpHeader().wrap(buffer, EthernetHeader.LENGTH + Ipv4Header.LENGTH)
+            .sourcePort(UdpHeader.ROCE_V2_PORT)
+            .destinationPort(UdpHeader.ROCE_V2_PORT)
+            .datagramLength(UdpHeader.LENGTH + udpPayload)
+            .checksum(0);
+        return bytes;
+    }
+
+    /**
+     * An Ethernet + IPv6 + UDP frame to port 4791 with a zero payload: traffic class and flow label 0 and hop limit
+     * 64, as the pcap link writes them (rxe_net.c prepare_ipv6_hdr); UDP checksum 0, as RoCEv2 frames carry.
+     */
+    private static byte[] frame6(final long sourceMac, final long destinationMac, final Gid source,
+        final Gid destination, final int udpPayload)
+    {
+        final int length = EthernetHeader.LENGTH + Ipv6Header.LENGTH + UdpHeader.LENGTH + udpPayload;
+        final byte[] bytes = new byte[length];
+        final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+        new EthernetHeader().wrap(buffer, 0).destination(destinationMac).source(sourceMac)
+            .etherType(EthernetHeader.ETHERTYPE_IPV6);
+        new Ipv6Header().wrap(buffer, EthernetHeader.LENGTH)
+            .versionClassFlow(0, 0)
+            .payloadLength(UdpHeader.LENGTH + udpPayload)
+            .nextHeader(Ipv6Header.NEXT_HEADER_UDP)
+            .hopLimit(64)
+            .source(source.high(), source.low())
+            .destination(destination.high(), destination.low());
+        new UdpHeader().wrap(buffer, EthernetHeader.LENGTH + Ipv6Header.LENGTH)
             .sourcePort(UdpHeader.ROCE_V2_PORT)
             .destinationPort(UdpHeader.ROCE_V2_PORT)
             .datagramLength(UdpHeader.LENGTH + udpPayload)

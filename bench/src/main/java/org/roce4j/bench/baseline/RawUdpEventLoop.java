@@ -64,6 +64,14 @@ public final class RawUdpEventLoop
     /** IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO (linux/in.h), as the udp link sets them. */
     private static final IntegerUnixChannelOption IP_MTU_DISCOVER = new IntegerUnixChannelOption("IP_MTU_DISCOVER",
         0, 10);
+    /** IPPROTO_IPV6, IPV6_MTU_DISCOVER (linux/in6.h), for an IPv6 medium, as the udp link sets it. */
+    private static final IntegerUnixChannelOption IPV6_MTU_DISCOVER = new IntegerUnixChannelOption(
+        "IPV6_MTU_DISCOVER", 41, 23);
+    /** IPPROTO_IPV6, IPV6_AUTOFLOWLABEL (linux/in6.h): flow label 0, as the udp link (and rxe) send. */
+    private static final IntegerUnixChannelOption IPV6_AUTOFLOWLABEL = new IntegerUnixChannelOption(
+        "IPV6_AUTOFLOWLABEL", 41, 70);
+    /** IP_PMTUDISC_DO and IPV6_PMTUDISC_DO (linux/in.h, in6.h): DF always, never fragment. */
+    private static final int PMTUDISC_DO = 2;
     /** SOL_SOCKET, SO_RCVBUFFORCE (asm-generic/socket.h). */
     private static final IntegerUnixChannelOption SO_RCVBUFFORCE = new IntegerUnixChannelOption("SO_RCVBUFFORCE",
         1, 33);
@@ -298,17 +306,20 @@ public final class RawUdpEventLoop
     private static Channel bind(final UdpTransport transport, final MultiThreadIoEventLoopGroup group,
         final String address, final ChannelInboundHandlerAdapter handler)
     {
+        // An IPv6 literal (the veth6 medium) needs an AF_INET6 socket, as the udp link opens for udp:[...].
+        final boolean ipv6 = address.indexOf(':') >= 0;
+        final SocketProtocolFamily family = ipv6 ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         final Channel channel;
         switch (transport)
         {
             case EPOLL:
-                channel = new EpollDatagramChannel(SocketProtocolFamily.INET);
+                channel = new EpollDatagramChannel(family);
                 break;
             case IO_URING:
-                channel = new IoUringDatagramChannel(SocketProtocolFamily.INET);
+                channel = new IoUringDatagramChannel(family);
                 break;
             default:
-                channel = new NioDatagramChannel(SocketProtocolFamily.INET);
+                channel = new NioDatagramChannel(family);
                 break;
         }
         new Bootstrap().group(group).channelFactory(() -> channel).handler(handler).register().syncUninterruptibly();
@@ -321,7 +332,15 @@ public final class RawUdpEventLoop
         }
         else
         {
-            channel.config().setOption(IP_MTU_DISCOVER, 2);
+            if (ipv6)
+            {
+                channel.config().setOption(IPV6_MTU_DISCOVER, PMTUDISC_DO);
+                channel.config().setOption(IPV6_AUTOFLOWLABEL, 0);
+            }
+            else
+            {
+                channel.config().setOption(IP_MTU_DISCOVER, PMTUDISC_DO);
+            }
             channel.config().setOption(SO_RCVBUFFORCE, SOCKET_BUFFER_BYTES);
             channel.config().setOption(SO_SNDBUFFORCE, SOCKET_BUFFER_BYTES);
             channel.config().setOption(UdpTransport.EPOLL == transport ? EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE :

@@ -33,7 +33,7 @@ final class Endpoints implements AutoCloseable
     }
 
     /**
-     * @param medium "lo" or "veth".
+     * @param medium "lo", "veth" or "veth6" (the veth pair over IPv6).
      * @return the medium, set up.
      */
     static Endpoints create(final String medium)
@@ -45,13 +45,16 @@ final class Endpoints implements AutoCloseable
             case "veth":
                 return new Endpoints(medium, Namespaces.vethPair("lb", Namespaces.VETH_MTU), Namespaces.VETH_A,
                     Namespaces.VETH_B);
+            case "veth6":
+                return new Endpoints(medium, Namespaces.vethPair6("lb", Namespaces.VETH_MTU), Namespaces.VETH6_A,
+                    Namespaces.VETH6_B);
             default:
-                throw new IllegalArgumentException("unknown medium '" + medium + "' (lo, veth)");
+                throw new IllegalArgumentException("unknown medium '" + medium + "' (lo, veth, veth6)");
         }
     }
 
     /**
-     * @return "lo" or "veth".
+     * @return "lo", "veth" or "veth6".
      */
     String medium()
     {
@@ -59,7 +62,7 @@ final class Endpoints implements AutoCloseable
     }
 
     /**
-     * @return side A's IPv4 address for udp sockets.
+     * @return side A's address for udp sockets (IPv6 on veth6).
      */
     String addressA()
     {
@@ -67,7 +70,7 @@ final class Endpoints implements AutoCloseable
     }
 
     /**
-     * @return side B's IPv4 address for udp sockets.
+     * @return side B's address for udp sockets (IPv6 on veth6).
      */
     String addressB()
     {
@@ -75,11 +78,32 @@ final class Endpoints implements AutoCloseable
     }
 
     /**
-     * @return true when raw Ethernet (pcap) can run here (the veth pair).
+     * @return true when raw Ethernet (pcap) can run here (the veth pairs).
      */
     boolean hasEthernet()
     {
-        return "veth".equals(medium);
+        return medium.startsWith("veth");
+    }
+
+    /**
+     * @return true on the IPv6 medium.
+     */
+    boolean ipv6()
+    {
+        return addressA.indexOf(':') >= 0;
+    }
+
+    /**
+     * @param side 0 for A, 1 for B.
+     * @return the address the side's pcap link owns (and its raw pcap frames carry).
+     */
+    String pcapAddress(final int side)
+    {
+        if (ipv6())
+        {
+            return 0 == side ? Namespaces.PCAP6_A : Namespaces.PCAP6_B;
+        }
+        return 0 == side ? Namespaces.PCAP_A : Namespaces.PCAP_B;
     }
 
     /**
@@ -89,17 +113,19 @@ final class Endpoints implements AutoCloseable
      */
     Link udpLink(final int side, final String options)
     {
-        final String spec = "udp:" + (0 == side ? addressA : addressB) + (options.isEmpty() ? "" : "," + options);
+        final String address = 0 == side ? addressA : addressB;
+        final String spec = "udp:" + (ipv6() ? "[" + address + "]" : address) + (options.isEmpty() ? "" : "," +
+            options);
         return namespaces.call(side, () -> UdpLink.open(spec));
     }
 
     /**
      * @param side 0 for A, 1 for B.
-     * @return a pcap link on the side's veth end, owning {@link Namespaces#PCAP_A} or {@link Namespaces#PCAP_B}.
+     * @return a pcap link on the side's veth end, owning {@link #pcapAddress(int)}.
      */
     Link pcapLink(final int side)
     {
-        final String spec = "pcap:" + iface(side) + ",ip=" + (0 == side ? Namespaces.PCAP_A : Namespaces.PCAP_B);
+        final String spec = "pcap:" + iface(side) + ",ip=" + pcapAddress(side);
         return namespaces.call(side, () -> PcapLink.open(spec));
     }
 

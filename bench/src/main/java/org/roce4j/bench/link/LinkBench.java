@@ -27,8 +27,8 @@ import org.roce4j.transport.link.udp.UdpTransport;
 
 /**
  * Link benchmarks: RC RDMA WRITE throughput and RC SEND/RECV round-trip latency between two roce4j devices over
- * the udp link (loopback inside a namespace, and a veth pair between two namespaces) and over the pcap link (the
- * veth pair), each beside the raw medium measured in the same run with the same transport and the same payload
+ * the udp link (loopback inside a namespace, a veth pair between two namespaces over IPv4, and the same pair over
+ * IPv6: {@code veth6}) and over the pcap link (the veth pairs), each beside the raw medium measured in the same run with the same transport and the same payload
  * sizes: raw Netty datagram channels of the same native transport for udp ({@link RawUdpEventLoop}), raw Pcap4J
  * sendPacket/capture for pcap ({@link RawPcap}). Every raw/link pair runs back to back, alternating, so both see
  * the same machine load; the one-minute load average is printed with each figure.
@@ -84,7 +84,7 @@ public final class LinkBench
     public static void main(final String[] args) throws IOException
     {
         final Map<String, String> options = new LinkedHashMap<>();
-        options.put("media", "lo,veth");
+        options.put("media", "lo,veth,veth6");
         options.put("links", "udp,pcap");
         options.put("transports", "epoll");
         options.put("tests", "write,latency");
@@ -105,6 +105,8 @@ public final class LinkBench
                 System.out.println("options (defaults):");
                 options.forEach((k, v) -> System.out.println("  --" + k + "=" + v));
                 System.out.println("udp-options: extra udp link options, e.g. send=eventloop (';' separates several)");
+                System.out.println("media: lo (a namespace's loopback), veth (a veth pair, IPv4), veth6 (the pair " +
+                    "over IPv6, udp:[fd00:97::1] and pcap ip=fd00:97::11)");
                 System.out.println("summary: file to write the markdown table to");
                 return;
             }
@@ -129,8 +131,9 @@ public final class LinkBench
     {
         out.printf(Locale.ROOT, "link bench: %s; java %s; %d cpus; load %s%n", options,
             Runtime.version(), Runtime.getRuntime().availableProcessors(), loadText());
-        rows.add("| medium | link | transport | test | size B | link | raw | link/raw | goal | met | load 1m |");
-        rows.add("|---|---|---|---|---:|---:|---:|---:|---|---|---:|");
+        rows.add("| medium | link | transport | test | size B | link | raw | link/raw | per-round link/raw | goal | " +
+            "met | load 1m |");
+        rows.add("|---|---|---|---|---:|---:|---:|---:|---|---|---|---:|");
         final List<String> links = list("links");
         for (final String medium : list("media"))
         {
@@ -191,7 +194,7 @@ public final class LinkBench
     private void runPcap(final Endpoints endpoints)
     {
         final RawPcap.Ends ends = new RawPcap.Ends(endpoints.iface(0), endpoints.iface(1), endpoints.mac(0),
-            endpoints.mac(1), Namespaces.PCAP_A, Namespaces.PCAP_B);
+            endpoints.mac(1), endpoints.pcapAddress(0), endpoints.pcapAddress(1));
         if (list("tests").contains("write"))
         {
             for (final int size : sizes("write-sizes"))
@@ -271,6 +274,7 @@ public final class LinkBench
         final Measurement r = median(raws, write);
         final Measurement l = median(links, write);
         final double load = l.load1();
+        final String spread = spread(raws, links, write);
         if (write)
         {
             final double ratio = l.opsPerSecond() / r.opsPerSecond();
@@ -278,8 +282,8 @@ public final class LinkBench
             final boolean bytesGoal = 4096 != size || linkBytes >= GOAL_BYTES_PER_SECOND;
             final boolean met = ratio >= GOAL_THROUGHPUT_RATIO && bytesGoal;
             rows.add(String.format(Locale.ROOT,
-                "| %s | %s | %s | RC WRITE | %d | %s | %s | %.2f | >= 0.90%s | %s | %.1f |", medium, link, transport,
-                size, rate(l, size), rate(r, size), ratio,
+                "| %s | %s | %s | RC WRITE | %d | %s | %s | %.2f | %s | >= 0.90%s | %s | %.1f |", medium, link,
+                transport, size, rate(l, size), rate(r, size), ratio, spread,
                 4096 == size ? ", >= 1 GB/s" : "", met ? "yes" : "**no**", load));
         }
         else
@@ -287,9 +291,30 @@ public final class LinkBench
             final double ratio = l.rttUs(50) / r.rttUs(50);
             final boolean met = ratio <= GOAL_LATENCY_RATIO;
             rows.add(String.format(Locale.ROOT,
-                "| %s | %s | %s | RC SEND/RECV RTT | %d | %s | %s | %.2f | <= 1.2 | %s | %.1f |", medium, link,
-                transport, size, rtt(l), rtt(r), ratio, met ? "yes" : "**no**", load));
+                "| %s | %s | %s | RC SEND/RECV RTT | %d | %s | %s | %.2f | %s | <= 1.2 | %s | %.1f |", medium, link,
+                transport, size, rtt(l), rtt(r), ratio, spread, met ? "yes" : "**no**", load));
         }
+    }
+
+    /**
+     * The link/raw ratio of each round (link and raw measured back to back), smallest to largest: the spread the
+     * median hides.
+     */
+    private static String spread(final List<Measurement> raws, final List<Measurement> links, final boolean write)
+    {
+        final double[] ratios = new double[links.size()];
+        for (int i = 0; i < ratios.length; i++)
+        {
+            ratios[i] = write ? links.get(i).opsPerSecond() / raws.get(i).opsPerSecond() :
+                links.get(i).rttUs(50) / raws.get(i).rttUs(50);
+        }
+        Arrays.sort(ratios);
+        final StringBuilder text = new StringBuilder();
+        for (final double ratio : ratios)
+        {
+            text.append(0 == text.length() ? "" : " ").append(String.format(Locale.ROOT, "%.2f", ratio));
+        }
+        return text.toString();
     }
 
     private void print(final String medium, final String link, final String transport, final String test,
@@ -297,12 +322,12 @@ public final class LinkBench
     {
         if (write)
         {
-            out.printf(Locale.ROOT, "%-4s %-8s %-12s %-7s %5d B: %,12.0f frames/s %8.3f GB/s   load %.2f%n",
+            out.printf(Locale.ROOT, "%-5s %-8s %-12s %-7s %5d B: %,12.0f frames/s %8.3f GB/s   load %.2f%n",
                 medium, link, transport, test, size, m.opsPerSecond(), m.opsPerSecond() * size / 1e9, m.load1());
         }
         else
         {
-            out.printf(Locale.ROOT, "%-4s %-8s %-12s %-7s %5d B: rtt p50 %7.2f us  mean %7.2f us  p99 %7.2f us   " +
+            out.printf(Locale.ROOT, "%-5s %-8s %-12s %-7s %5d B: rtt p50 %7.2f us  mean %7.2f us  p99 %7.2f us   " +
                 "load %.2f%n", medium, link, transport, test, size, m.rttUs(50), m.meanRttUs(), m.rttUs(99), m.load1());
         }
         out.flush();

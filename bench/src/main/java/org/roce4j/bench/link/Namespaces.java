@@ -21,6 +21,8 @@ import org.roce4j.bench.engine.LinkKind;
  *   so no other program on the machine can hold port 4791 on those addresses.</li>
  *   <li>{@link #vethPair(String, int)}: two namespaces joined by a veth pair with MTU 9000 (room for the 4096-byte
  *   IB MTU), IPv6 off, {@code 10.97.0.1/24} on side A and {@code 10.97.0.2/24} on side B.</li>
+ *   <li>{@link #vethPair6(String, int)}: the same pair over IPv6 only: {@code fd00:97::1/64} and {@code fd00:97::2/64},
+ *   no duplicate address detection (the addresses work at once), no forwarding, no IPv4 address.</li>
  * </ul>
  *
  * <p>Java code runs in a namespace through {@link #call(int, Callable)}: on a fresh thread that entered it with
@@ -37,6 +39,14 @@ final class Namespaces implements AutoCloseable
     static final String PCAP_A = "10.97.1.1";
     /** Address the pcap link of side B owns. */
     static final String PCAP_B = "10.97.1.2";
+    /** Address of side A on the IPv6 veth pair. */
+    static final String VETH6_A = "fd00:97::1";
+    /** Address of side B on the IPv6 veth pair. */
+    static final String VETH6_B = "fd00:97::2";
+    /** Address the pcap link of side A owns on the IPv6 pair (not configured, so the kernel answers no NS for it). */
+    static final String PCAP6_A = "fd00:97::11";
+    /** Address the pcap link of side B owns on the IPv6 pair. */
+    static final String PCAP6_B = "fd00:97::12";
     /** Interface names of the veth ends. */
     static final String VETH_IFACE_A = "rlbA";
     /** Interface name of side B's veth end. */
@@ -115,6 +125,21 @@ final class Namespaces implements AutoCloseable
      */
     static Namespaces vethPair(final String tag, final int mtu)
     {
+        return vethPair(tag, mtu, false);
+    }
+
+    /**
+     * @param tag distinguishes runs.
+     * @param mtu veth MTU.
+     * @return two namespaces joined by a veth pair, addressed over IPv6 only and up.
+     */
+    static Namespaces vethPair6(final String tag, final int mtu)
+    {
+        return vethPair(tag, mtu, true);
+    }
+
+    private static Namespaces vethPair(final String tag, final int mtu, final boolean ipv6)
+    {
         final String a = "roce4j-" + tag + "-a-" + ProcessHandle.current().pid();
         final String b = "roce4j-" + tag + "-b-" + ProcessHandle.current().pid();
         run("ip", "netns", "add", a);
@@ -124,14 +149,39 @@ final class Namespaces implements AutoCloseable
             run("ip", "netns", "add", b);
             for (final String name : namespaces.names)
             {
-                run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
-                run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
+                if (ipv6)
+                {
+                    // No DAD (addresses usable at once, no probe frames during a measurement), no forwarding (so
+                    // frames to the pcap links' addresses are dropped, not routed back out).
+                    for (final String conf : new String[] {"all", "default"})
+                    {
+                        run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf." + conf +
+                            ".disable_ipv6=0");
+                        run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf." + conf +
+                            ".accept_dad=0");
+                        run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf." + conf +
+                            ".forwarding=0");
+                    }
+                }
+                else
+                {
+                    run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
+                    run("ip", "netns", "exec", name, "sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
+                }
                 run("ip", "-n", name, "link", "set", "lo", "up");
             }
             run("ip", "-n", a, "link", "add", VETH_IFACE_A, "mtu", Integer.toString(mtu), "type", "veth", "peer",
                 "name", VETH_IFACE_B, "netns", b, "mtu", Integer.toString(mtu));
-            run("ip", "-n", a, "addr", "add", VETH_A + "/24", "dev", VETH_IFACE_A);
-            run("ip", "-n", b, "addr", "add", VETH_B + "/24", "dev", VETH_IFACE_B);
+            if (ipv6)
+            {
+                run("ip", "-n", a, "addr", "add", VETH6_A + "/64", "dev", VETH_IFACE_A, "nodad");
+                run("ip", "-n", b, "addr", "add", VETH6_B + "/64", "dev", VETH_IFACE_B, "nodad");
+            }
+            else
+            {
+                run("ip", "-n", a, "addr", "add", VETH_A + "/24", "dev", VETH_IFACE_A);
+                run("ip", "-n", b, "addr", "add", VETH_B + "/24", "dev", VETH_IFACE_B);
+            }
             run("ip", "-n", a, "link", "set", VETH_IFACE_A, "up");
             run("ip", "-n", b, "link", "set", VETH_IFACE_B, "up");
         }
