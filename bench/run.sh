@@ -9,7 +9,8 @@
 #                                              WRITE 64 KiB, WRITE 64 B, SEND/RECV 64 B over the memory fabric,
 #                                              beside memcpy and the ring hand-off
 #   bench/run.sh links  [--name=value ...]     udp and pcap links against raw UDP / raw pcap in network namespaces
-#                                              (needs root, iproute2, libpcap); --help lists the options
+#                                              (lo, veth over IPv4, veth6 over IPv6; needs root, iproute2,
+#                                              libpcap); --help lists the options
 #   bench/run.sh suite  [--quick | --smoke | --full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]
 #                                              the whole matrix; writes RESULTS.md, results.json and plots under
 #                                              bench/results/suite-<UTC time>/ (or DIR)
