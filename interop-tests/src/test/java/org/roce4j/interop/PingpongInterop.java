@@ -285,8 +285,7 @@ final class PingpongInterop
         }
         // The tunnel records frames at the wire: the ones roce4j corrupted on the way out are there with a bad ICRC,
         // the ones corrupted on the way in are recorded before the fault.
-        final long corruptedOut = roce.err().contains("injected: tx ") ?
-            InjectedFaults.parse(roce.err()).getOrDefault("tx.corrupt", 0L) : 0;
+        final long corruptedOut = InjectedFaults.corruptedOut(roce.err());
         final long frames = verifyPcap(name, corruptedOut, context);
         return new Outcome(roce.out(), rxeOutput, usec, frames, (System.nanoTime() - startNs) / 1_000_000, roce.err());
     }
