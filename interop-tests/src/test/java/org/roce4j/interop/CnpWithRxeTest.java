@@ -49,9 +49,9 @@ class CnpWithRxeTest
         peer.useRoceOptions(List.of("--cc", "dcqcn", "--counters", "--faults", ECN_FAULTS));
         final String name = "CnpWithRxeTest-pingpong-" + role;
         final Map<String, Long> rxeBefore = peer.hwCounters();
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", 4096, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         report(name, outcome.roceErrors(), rxeBefore, true);
     }
 
