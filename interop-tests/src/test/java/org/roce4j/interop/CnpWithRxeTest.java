@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.transport.link.fault.FaultReport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -48,9 +49,9 @@ class CnpWithRxeTest
         peer.useRoceOptions(List.of("--cc", "dcqcn", "--counters", "--faults", ECN_FAULTS));
         final String name = "CnpWithRxeTest-pingpong-" + role;
         final Map<String, Long> rxeBefore = peer.hwCounters();
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", 4096, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         report(name, outcome.roceErrors(), rxeBefore, true);
     }
 
@@ -79,17 +80,17 @@ class CnpWithRxeTest
         final String name, final String roceErrors, final Map<String, Long> rxeBefore, final boolean requestsMarked)
         throws IOException
     {
-        final Map<String, Long> injected = InjectedFaults.parse(roceErrors);
+        final FaultReport injected = InjectedFaults.parse(roceErrors);
         final Map<String, Long> counters = new TreeMap<>();
         final Matcher counter = COUNTER.matcher(roceErrors);
         while (counter.find())
         {
             counters.put(counter.group(1), Long.parseLong(counter.group(2)));
         }
-        final long marked = injected.getOrDefault("rx.ecn", 0L);
+        final long marked = injected.rx().ecnMarks();
         final long cnps = counters.getOrDefault("transport.np_cnp_sent", 0L);
         final long seen = counters.getOrDefault("transport.np_ecn_marked_roce_packets", 0L);
-        assertEquals(0, injected.getOrDefault("tx.ecn", 0L), "dir=rx marks only incoming frames: " + injected);
+        assertEquals(0, injected.tx().ecnMarks(), "dir=rx marks only incoming frames: " + injected);
         assertTrue(marked > 0, "no frame of rxe's was marked: " + injected);
         if (requestsMarked)
         {

@@ -25,9 +25,9 @@ class ContainerPingpongWithRxeTest
     {
         assertEquals(1024, peer.ready().activeMtu());
         final String name = "ContainerPingpongWithRxeTest-rc-" + size + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", size, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "rc", size, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, "rc", size, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
             outcome.elapsedMs() + " ms");
     }

@@ -1,16 +1,17 @@
 package org.roce4j.interop;
 
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.List;
 
+import org.roce4j.transport.link.fault.FaultCounts;
+import org.roce4j.transport.link.fault.FaultReport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The fault profile interop cases run under, and what roce4j says it injected. A faulty link prints, when the
  * command ends, {@code faults 'RULES' (seed N) injected: tx drop=T dup=.. reorder=.. delay=.. corrupt=.. ecn=..;
- * rx drop=R ...} (FaultyLink.report); {@link #parse} reads it back.
+ * rx drop=R ...} (FaultyLink.report, a {@link FaultReport}); {@link #parse} reads it back as numbers.
  */
 final class InjectedFaults
 {
@@ -22,8 +23,6 @@ final class InjectedFaults
      * (IBA 9.7.6.1.3). Duplicated and reordered ACKs are harmless (a held frame goes out after a bounded wait).
      */
     static final String PINGPONG_PROFILE = "drop=0.02,op=send;dup=0.01;reorder=0.01;corrupt=0.005,op=send";
-    private static final Pattern LINE = Pattern.compile("injected: tx ([^;\\n]*); rx ([^\\n]*)");
-    private static final Pattern COUNT = Pattern.compile("(\\w+)=(\\d+)");
 
     private InjectedFaults()
     {
@@ -31,31 +30,36 @@ final class InjectedFaults
 
     /**
      * @param roceErrors what roce printed on stderr.
-     * @return counts by direction and kind, e.g. {@code tx.drop=12, rx.corrupt=3}.
+     * @return what its (first) faulty link injected each way.
      */
-    static Map<String, Long> parse(final String roceErrors)
+    static FaultReport parse(final String roceErrors)
     {
-        final Matcher line = LINE.matcher(roceErrors);
-        assertTrue(line.find(), "roce printed no 'injected:' line for its faulty link:\n" + roceErrors);
-        final Map<String, Long> counts = new TreeMap<>();
-        for (int group = 1; group <= 2; group++)
-        {
-            final Matcher count = COUNT.matcher(line.group(group));
-            while (count.find())
-            {
-                counts.put((1 == group ? "tx." : "rx.") + count.group(1), Long.parseLong(count.group(2)));
-            }
-        }
-        return counts;
+        final List<FaultReport> reports = FaultReport.find(roceErrors);
+        assertFalse(reports.isEmpty(), "roce printed no 'injected:' line for its faulty link:\n" + roceErrors);
+        return reports.get(0);
     }
 
     /**
-     * @param counts from {@link #parse}.
-     * @param kind   e.g. drop.
-     * @return both directions together.
+     * @param roceErrors what roce printed on stderr.
+     * @return the frames its (first) faulty link corrupted on their way out, 0 when its link was not faulty.
      */
-    static long total(final Map<String, Long> counts, final String kind)
+    static long corruptedOut(final String roceErrors)
     {
-        return counts.getOrDefault("tx." + kind, 0L) + counts.getOrDefault("rx." + kind, 0L);
+        final List<FaultReport> reports = FaultReport.find(roceErrors);
+        return reports.isEmpty() ? 0 : reports.get(0).tx().corruptions();
+    }
+
+    /**
+     * Every kind of {@link #PINGPONG_PROFILE} hit some frame, either way: none at all would mean a rule never ran.
+     *
+     * @param injected from {@link #parse}.
+     */
+    static void assertEachKindOfTheProfileInjected(final FaultReport injected)
+    {
+        final FaultCounts total = injected.total();
+        assertTrue(total.drops() > 0, "drop never injected: " + injected);
+        assertTrue(total.duplicates() > 0, "dup never injected: " + injected);
+        assertTrue(total.reorders() > 0, "reorder never injected: " + injected);
+        assertTrue(total.corruptions() > 0, "corrupt never injected: " + injected);
     }
 }

@@ -56,9 +56,9 @@ class Ipv6WithRxeTest
     {
         final GidChoice gids = choose(kind);
         final String name = "Ipv6WithRxeTest-pingpong-" + kind + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", 4096, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, "rc", 4096, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         final String header = checkIpv6Capture(name, gids);
         System.out.println("[ipv6-interop] " + name + " (" + gids + "): " + outcome.usecPerIter() + " usec/iter, " +
             outcome.frames() + " frames, " + outcome.elapsedMs() + " ms; " + header);

@@ -73,41 +73,83 @@ final class PingpongInterop
         return Duration.ofMillis(10_000 + iters * (4L + size / 4096L));
     }
 
-    static Outcome roceAsClient(
-        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final double loss, final long seed) throws IOException
-    {
-        return roceAsClient(peer, name, transport, 0, size, mtu, iters, lossOnSends(loss), seed);
-    }
-
     /**
-     * @param faults roce4j's {@code --faults} rules without the seed, or null for none.
-     * @param seed   the faults' seed.
-     */
-    static Outcome roceAsClient(
-        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final String faults, final long seed) throws IOException
-    {
-        return roceAsClient(peer, name, transport, 0, size, mtu, iters, faults, seed);
-    }
-
-    /**
+     * One case: what both tools run with, and roce4j's faults.
+     *
+     * @param name      for logs and the pcap (target/pcaps/NAME.pcap).
      * @param transport rc, uc, ud, or srq (ibv_srq_pingpong: {@code roce pingpong --srq qps} and {@code -q qps}).
      * @param qps       the QPs of an srq run, 0 otherwise.
+     * @param size      message size (-s).
+     * @param mtu       path MTU (-m; a ud run takes none).
+     * @param iters     iterations (-n).
      * @param faults    roce4j's {@code --faults} rules without the seed, or null for none.
-     * @param seed      the faults' seed.
+     * @param seed      the faults' seed (and the tunnel's).
      */
-    static Outcome roceAsClient(
-        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
-        final int iters, final String faults, final long seed) throws IOException
+    record Case(String name, String transport, int qps, int size, int mtu, int iters, String faults, long seed)
+    {
+        Case
+        {
+            if ("srq".equals(transport) != (qps > 0))
+            {
+                throw new IllegalArgumentException("an srq case needs QPs and no other case takes them: " +
+                    transport + " with " + qps + " QPs");
+            }
+        }
+
+        /**
+         * @param name      for logs and the pcap.
+         * @param transport rc, uc or ud.
+         * @param size      message size.
+         * @param mtu       path MTU.
+         * @param iters     iterations.
+         * @return the case, without faults (seed 0).
+         */
+        static Case of(final String name, final String transport, final int size, final int mtu, final int iters)
+        {
+            return new Case(name, transport, 0, size, mtu, iters, null, 0);
+        }
+
+        /**
+         * @param name  for logs and the pcap.
+         * @param qps   the QPs sharing the SRQ ({@code roce pingpong --srq qps}, {@code ibv_srq_pingpong -q qps}).
+         * @param size  message size.
+         * @param mtu   path MTU.
+         * @param iters iterations.
+         * @return the srq case, without faults (seed 0).
+         */
+        static Case srq(final String name, final int qps, final int size, final int mtu, final int iters)
+        {
+            return new Case(name, "srq", qps, size, mtu, iters, null, 0);
+        }
+
+        /**
+         * @param rules     roce4j's {@code --faults} rules without the seed.
+         * @param faultSeed their seed.
+         * @return this case with roce4j's link faulty.
+         */
+        Case faulty(final String rules, final long faultSeed)
+        {
+            return new Case(name, transport, qps, size, mtu, iters, rules, faultSeed);
+        }
+    }
+
+    /**
+     * roce4j's client connects through QEMU's port forward to the guest's tool, which listens.
+     *
+     * @param peer the guest.
+     * @param c    the case.
+     * @return the outcome, checked.
+     * @throws IOException when the pcap cannot be read.
+     */
+    static Outcome roceAsClient(final RxePeer peer, final Case c) throws IOException
     {
         final long start = System.nanoTime();
-        peer.expectCase(expected(size, iters));
-        final String tool = cTool(transport);
+        peer.expectCase(expected(c.size(), c.iters()));
+        final String tool = cTool(c.transport());
         peer.kill("pp");
-        peer.start("pp", tool + " " + cOptions(peer, transport, qps, size, mtu, iters));
+        peer.start("pp", tool + " " + cOptions(peer, c));
         peer.awaitGuestListening(PINGPONG_PORT, Duration.ofSeconds(60));
-        final List<String> args = roceArgs(peer, name, transport, qps, size, mtu, iters, faults, seed);
+        final List<String> args = roceArgs(peer, c);
         args.add("-p");
         args.add(Integer.toString(peer.forwardedPort(PINGPONG_PORT)));
         args.add("127.0.0.1");
@@ -116,8 +158,8 @@ final class PingpongInterop
         {
             // QEMU's hostfwd accepted and then closed the connection before the guest's server had it (see
             // RxePeer.tcpConnect); roce pingpong, as ibv_rc_pingpong, does not retry, so the harness does.
-            System.out.println("[pingpong-reconnect] " + name + ": " + roce.err().trim() + " (attempt " + attempt +
-                ")");
+            System.out.println("[pingpong-reconnect] " + c.name() + ": " + roce.err().trim() + " (attempt " +
+                attempt + ")");
             roce = RoceRun.run(args);
         }
         final int rxeExit;
@@ -131,41 +173,23 @@ final class PingpongInterop
                 roce.out() + roce.err(), ex);
         }
         final String rxeOutput = peer.log("pp");
-        return check(name, transport, qps, size, iters, roce, rxeExit, rxeOutput, start);
-    }
-
-    static Outcome roceAsServer(
-        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final double loss, final long seed) throws IOException
-    {
-        return roceAsServer(peer, name, transport, 0, size, mtu, iters, lossOnSends(loss), seed);
+        return check(c, roce, rxeExit, rxeOutput, start);
     }
 
     /**
-     * @param faults roce4j's {@code --faults} rules without the seed, or null for none.
-     * @param seed   the faults' seed.
+     * roce4j serves on a free host port; the guest's tool connects to it, retrying while the server is not up.
+     *
+     * @param peer the guest.
+     * @param c    the case.
+     * @return the outcome, checked.
+     * @throws IOException when the pcap cannot be read.
      */
-    static Outcome roceAsServer(
-        final RxePeer peer, final String name, final String transport, final int size, final int mtu, final int iters,
-        final String faults, final long seed) throws IOException
-    {
-        return roceAsServer(peer, name, transport, 0, size, mtu, iters, faults, seed);
-    }
-
-    /**
-     * @param transport rc, uc, ud, or srq (ibv_srq_pingpong: {@code roce pingpong --srq qps} and {@code -q qps}).
-     * @param qps       the QPs of an srq run, 0 otherwise.
-     * @param faults    roce4j's {@code --faults} rules without the seed, or null for none.
-     * @param seed      the faults' seed.
-     */
-    static Outcome roceAsServer(
-        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
-        final int iters, final String faults, final long seed) throws IOException
+    static Outcome roceAsServer(final RxePeer peer, final Case c) throws IOException
     {
         final long start = System.nanoTime();
-        peer.expectCase(expected(size, iters));
+        peer.expectCase(expected(c.size(), c.iters()));
         final int hostPort = Host.freeTcpPort();
-        final List<String> args = roceArgs(peer, name, transport, qps, size, mtu, iters, faults, seed);
+        final List<String> args = roceArgs(peer, c);
         args.add("-p");
         args.add(Integer.toString(hostPort));
         final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run(args));
@@ -173,8 +197,8 @@ final class PingpongInterop
         final String host = address.substring(0, address.lastIndexOf(':'));
         peer.kill("pp");
         // The Java server may not listen yet: the C client retries its connect a few times in a loop here.
-        peer.start("pp", "i=0; while [ $i -lt 100 ]; do " + cTool(transport) + " " +
-            cOptions(peer, transport, qps, size, mtu, iters) + " -p " + hostPort + " " + host + " && exit 0; " +
+        peer.start("pp", "i=0; while [ $i -lt 100 ]; do " + cTool(c.transport()) + " " + cOptions(peer, c) +
+            " -p " + hostPort + " " + host + " && exit 0; " +
             "rc=$?; grep -q 'Couldn.t connect' /tmp/roce4j-pp.log || exit $rc; i=$((i+1)); usleep 100000; done; " +
             "exit 1");
         final int rxeExit = peer.waitFor("pp", peer.caseTimeLeft(), roce::isDone, GRACE);
@@ -187,65 +211,49 @@ final class PingpongInterop
         {
             throw new AssertionError("roce pingpong server did not finish; rxe said:\n" + peer.log("pp"), ex);
         }
-        return check(name, transport, qps, size, iters, result, rxeExit, peer.log("pp"), start);
+        return check(c, result, rxeExit, peer.log("pp"), start);
     }
 
-    private static String cOptions(final RxePeer peer, final String transport, final int qps, final int size,
-        final int mtu, final int iters)
+    private static String cOptions(final RxePeer peer, final Case c)
     {
         final StringBuilder sb = new StringBuilder()
             .append("-g ").append(peer.gids().guestGidIndex())
-            .append(" -s ").append(size)
-            .append(" -n ").append(iters)
+            .append(" -s ").append(c.size())
+            .append(" -n ").append(c.iters())
             .append(" -c");
-        if (qps > 0)
+        if (c.qps() > 0)
         {
-            sb.append(" -q ").append(qps);
+            sb.append(" -q ").append(c.qps());
         }
-        if (!"ud".equals(transport))
+        if (!"ud".equals(c.transport()))
         {
-            sb.append(" -m ").append(mtu);
+            sb.append(" -m ").append(c.mtu());
         }
         return sb.toString();
     }
 
-    private static List<String> roceArgs(
-        final RxePeer peer, final String name, final String transport, final int qps, final int size, final int mtu,
-        final int iters, final String faults, final long seed)
+    private static List<String> roceArgs(final RxePeer peer, final Case c)
     {
         final List<String> args = new ArrayList<>(List.of("pingpong",
-            "--link", peer.tunnelSpec(name, 0.0, seed) + peer.gids().linkOptions(),
-            qps > 0 ? "--srq" : "--transport", qps > 0 ? Integer.toString(qps) : transport,
+            "--link", peer.tunnelSpec(c.name(), 0.0, c.seed()) + peer.gids().linkOptions(),
+            c.qps() > 0 ? "--srq" : "--transport", c.qps() > 0 ? Integer.toString(c.qps()) : c.transport(),
             "-g", Integer.toString(peer.gids().roceGidIndex()),
-            "-s", Integer.toString(size),
-            "-n", Integer.toString(iters),
+            "-s", Integer.toString(c.size()),
+            "-n", Integer.toString(c.iters()),
             "-c",
             "--timeout", Integer.toString(SILENCE_TIMEOUT_MS)));
-        if (!"ud".equals(transport))
+        if (!"ud".equals(c.transport()))
         {
             args.add("-m");
-            args.add(Integer.toString(mtu));
+            args.add(Integer.toString(c.mtu()));
         }
-        if (null != faults)
+        if (null != c.faults())
         {
             args.add("--faults");
-            args.add(faults + ";seed=" + seed);
+            args.add(c.faults() + ";seed=" + c.seed());
         }
         args.addAll(peer.roceOptions());
         return args;
-    }
-
-    /**
-     * The SENDs of both sides are lost at this rate, their ACKs never: an ACK lost after the peer's last message
-     * cannot be recovered (see {@link InjectedFaults#PINGPONG_PROFILE}). Losing SENDs exercises the recovery:
-     * sequence NAKs, go-back-N, timeouts.
-     *
-     * @param loss fraction of SENDs lost, 0 for none.
-     * @return the rules, or null for none.
-     */
-    static String lossOnSends(final double loss)
-    {
-        return loss > 0 ? "drop=" + loss + ",op=send" : null;
     }
 
     /**
@@ -259,9 +267,14 @@ final class PingpongInterop
     }
 
     private static Outcome check(
-        final String name, final String transport, final int qps, final int size, final int iters, final RoceRun roce,
-        final int rxeExit, final String rxeOutput, final long startNs) throws IOException
+        final Case c, final RoceRun roce, final int rxeExit, final String rxeOutput, final long startNs)
+        throws IOException
     {
+        final String name = c.name();
+        final String transport = c.transport();
+        final int qps = c.qps();
+        final int size = c.size();
+        final int iters = c.iters();
         final String context = name + ":\n--- roce pingpong:\n" + roce.out() + roce.err() + "--- " + cTool(transport) +
             ":\n" + rxeOutput;
         assertEquals(0, roce.exitCode(), "roce pingpong failed\n" + context);
@@ -285,8 +298,7 @@ final class PingpongInterop
         }
         // The tunnel records frames at the wire: the ones roce4j corrupted on the way out are there with a bad ICRC,
         // the ones corrupted on the way in are recorded before the fault.
-        final long corruptedOut = roce.err().contains("injected: tx ") ?
-            InjectedFaults.parse(roce.err()).getOrDefault("tx.corrupt", 0L) : 0;
+        final long corruptedOut = InjectedFaults.corruptedOut(roce.err());
         final long frames = verifyPcap(name, corruptedOut, context);
         return new Outcome(roce.out(), rxeOutput, usec, frames, (System.nanoTime() - startNs) / 1_000_000, roce.err());
     }

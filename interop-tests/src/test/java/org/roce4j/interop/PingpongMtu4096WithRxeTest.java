@@ -32,9 +32,9 @@ class PingpongMtu4096WithRxeTest
     {
         assertEquals(PATH_MTU, peer.ready().activeMtu());
         final String name = "PingpongMtu4096WithRxeTest-" + transport + "-" + size + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, transport, size, PATH_MTU, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, transport, size, PATH_MTU, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, transport, size, PATH_MTU, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
             outcome.elapsedMs() + " ms");
     }

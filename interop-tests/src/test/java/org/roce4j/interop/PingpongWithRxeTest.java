@@ -1,11 +1,11 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.util.Map;
 
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.transport.link.fault.FaultReport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,9 +35,9 @@ class PingpongWithRxeTest
     {
         assertEquals(1024, peer.ready().activeMtu());
         final String name = "PingpongWithRxeTest-" + transport + "-" + size + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, transport, size, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, transport, size, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, transport, size, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
             outcome.elapsedMs() + " ms");
     }
@@ -49,18 +49,14 @@ class PingpongWithRxeTest
         final String name = "PingpongWithRxeTest-rc-faults-" + role;
         final long seed = 0x5EED;
         System.out.println(name + ": --faults '" + InjectedFaults.PINGPONG_PROFILE + ";seed=" + seed + "'");
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", 4096, 1024, ITERATIONS)
+            .faulty(InjectedFaults.PINGPONG_PROFILE, seed);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "rc", 4096, 1024, ITERATIONS, InjectedFaults.PINGPONG_PROFILE,
-                seed) :
-            PingpongInterop.roceAsServer(peer, name, "rc", 4096, 1024, ITERATIONS, InjectedFaults.PINGPONG_PROFILE,
-                seed);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         assertTrue(outcome.frames() > 4 * ITERATIONS, "frames recorded: " + outcome.frames());
-        final Map<String, Long> injected = InjectedFaults.parse(outcome.roceErrors());
-        for (final String kind : new String[] {"drop", "dup", "reorder", "corrupt"})
-        {
-            // about 2 %, 1 %, 1 % and 0.5 % of some 4,000 frames: none at all would mean the rule never ran
-            assertTrue(InjectedFaults.total(injected, kind) > 0, kind + " never injected: " + injected);
-        }
+        // about 2 %, 1 %, 1 % and 0.5 % of some 4,000 frames
+        final FaultReport injected = InjectedFaults.parse(outcome.roceErrors());
+        InjectedFaults.assertEachKindOfTheProfileInjected(injected);
         System.out.println(name + ": injected " + injected + "; " + outcome.usecPerIter() + " usec/iter, " +
             outcome.frames() + " frames, " + outcome.elapsedMs() + " ms");
     }

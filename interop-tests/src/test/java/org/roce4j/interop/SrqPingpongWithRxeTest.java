@@ -37,9 +37,9 @@ class SrqPingpongWithRxeTest
     {
         assertEquals(1024, peer.ready().activeMtu());
         final String name = "SrqPingpongWithRxeTest-" + qps + "-" + size + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.srq(name, qps, size, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, "srq", qps, size, 1024, ITERATIONS, null, 0) :
-            PingpongInterop.roceAsServer(peer, name, "srq", qps, size, 1024, ITERATIONS, null, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
             outcome.elapsedMs() + " ms");
     }

@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.cli.RoceCommand;
+import org.roce4j.transport.link.fault.FaultReport;
 import org.roce4j.wire.addr.Gid;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -295,14 +296,14 @@ final class TapPingpong
         assertEquals(guestGid, gid(rxeOut, "local"), "rxe's address\n" + context);
         assertEquals(roceGid, gid(rxeOut, "remote"), "roce4j's address as rxe saw it\n" + context);
         final String roceErr = output(name, ".roce.err");
-        final boolean faulty = roceErr.contains("injected: tx ");
+        final boolean faulty = !FaultReport.find(roceErr).isEmpty();
         // ibv_rc_pingpong posts one SEND and receives one per iteration, in either role; rxe counts a
         // retransmitted SEND again.
         final long sends = rxeCounters.getOrDefault("rdma_sends", 0L);
         assertTrue(faulty ? sends >= iters : sends == iters, "rxe's rdma_sends: " + sends + "\n" + context);
         assertEquals(iters, rxeCounters.getOrDefault("rdma_recvs", 0L), "rxe's rdma_recvs\n" + context);
         // The capture on the tap sees the frames roce4j corrupted on their way out with a bad ICRC.
-        final long corruptedOut = faulty ? InjectedFaults.parse(roceErr).getOrDefault("tx.corrupt", 0L) : 0;
+        final long corruptedOut = InjectedFaults.corruptedOut(roceErr);
         assertEquals(corruptedOut, capture.badFrames(), "bad frames on the tap (roce4j corrupted " + corruptedOut +
             " on the way out)\n" + context);
         assertTrue(capture.framesToGuest() > 0 && capture.framesFromGuest() > 0, "no RoCE frames on the tap\n" +

@@ -1,11 +1,11 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.transport.link.fault.FaultReport;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.Ipv4Header;
@@ -86,11 +86,8 @@ class TapPingpongWithRxeTest
         final TapPingpong.Outcome outcome = "client".equals(role) ?
             TapPingpong.roceAsClient(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults) :
             TapPingpong.roceAsServer(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults);
-        final Map<String, Long> injected = InjectedFaults.parse(outcome.roceErrors());
-        for (final String kind : new String[] {"drop", "dup", "reorder", "corrupt"})
-        {
-            assertTrue(InjectedFaults.total(injected, kind) > 0, kind + " never injected: " + injected);
-        }
+        final FaultReport injected = InjectedFaults.parse(outcome.roceErrors());
+        InjectedFaults.assertEachKindOfTheProfileInjected(injected);
         System.out.println("[tap-pingpong] " + name + ": injected " + injected + "; " + outcome.usecPerIter() +
             " usec/iter, " + outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
             outcome.rxeCounters());

@@ -27,9 +27,9 @@ class TrixiePingpongWithRxeTest
     {
         assertTrue(peer.ready().kernel().startsWith("6.12."), "a trixie guest: " + peer.ready().kernel());
         final String name = "TrixiePingpongWithRxeTest-" + transport + "-" + size + "-" + role;
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, transport, size, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
-            PingpongInterop.roceAsClient(peer, name, transport, size, 1024, ITERATIONS, 0.0, 0) :
-            PingpongInterop.roceAsServer(peer, name, transport, size, 1024, ITERATIONS, 0.0, 0);
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
         System.out.println(name + ": " + outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " +
             outcome.elapsedMs() + " ms");
     }

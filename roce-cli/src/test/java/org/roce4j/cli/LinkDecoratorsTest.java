@@ -1,11 +1,11 @@
 package org.roce4j.cli;
 
 import java.nio.file.Path;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.roce4j.transport.link.fault.FaultReport;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.pcap.PcapReader;
@@ -20,8 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LinkDecoratorsTest
 {
-    private static final Pattern INJECTED = Pattern.compile("tx drop=(\\d+) dup=(\\d+)");
-
     @Test
     void pingpongCompletesThroughFaultsAndReportsThemWithACaptureAndATrace(@TempDir final Path dir) throws Exception
     {
@@ -31,21 +29,17 @@ class LinkDecoratorsTest
             "--timeout", "20000");
         assertEquals(0, result.exitCode(), result.err());
         assertTrue(result.out().contains("40 iters in"), result.out());
-        int reports = 0;
+        final List<FaultReport> reports = FaultReport.find(result.err());
+        assertEquals(2, reports.size(), "a line per side's port:\n" + result.err());
         long drops = 0;
-        for (final String line : result.err().split("\n"))
+        for (final FaultReport report : reports)
         {
-            if (line.contains("faults 'drop=1,every=9,dir=tx;dup=1,every=7,dir=rx;seed=5' (seed 5) injected: tx "))
-            {
-                reports++;
-                final Matcher matcher = INJECTED.matcher(line);
-                assertTrue(matcher.find(), line);
-                drops += Long.parseLong(matcher.group(1));
-                assertEquals("0", matcher.group(2), "no duplicates on send: " + line);
-                assertTrue(line.contains("; rx drop=0 dup="), line);
-            }
+            assertEquals("drop=1,every=9,dir=tx;dup=1,every=7,dir=rx;seed=5", report.description());
+            assertEquals(5, report.seed());
+            drops += report.tx().drops();
+            assertEquals(0, report.tx().duplicates(), "no duplicates on send: " + report);
+            assertEquals(0, report.rx().drops(), "no drops on receive: " + report);
         }
-        assertEquals(2, reports, "a line per side's port:\n" + result.err());
         assertTrue(drops >= 2 * (40 / 9), "every ninth frame each side sends: " + result.err());
         assertTrue(result.err().contains("pcap: "), result.err());
 
@@ -74,6 +68,10 @@ class LinkDecoratorsTest
         assertEquals(0, perf.exitCode(), perf.err());
         assertTrue(perf.err().contains("faults 'ecn=1,every=3;seed=1' (seed 1) injected: tx drop=0 dup=0 " +
             "reorder=0 delay=0 corrupt=0 ecn="), perf.err());
+        for (final FaultReport report : FaultReport.find(perf.err()))
+        {
+            assertTrue(report.total().ecnMarks() > 0, "every third frame marked: " + report);
+        }
 
         final Cli.Result rping = Cli.run("rping", "--link", "memory", "-C", "3", "--trace");
         assertEquals(0, rping.exitCode(), rping.err());

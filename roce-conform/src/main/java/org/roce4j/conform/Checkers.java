@@ -11,6 +11,7 @@ import org.roce4j.transport.cc.CongestionControl;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
+import org.roce4j.wire.ResendDetector;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader;
 
@@ -143,8 +144,9 @@ public final class Checkers
     }
 
     /**
-     * The first retransmission of the request at {@code originalIndex} comes no earlier than the local ACK timeout
-     * after it, and no later than {@link #LATE_RETRANSMISSION_FACTOR} timeouts (IBA 9.7.6.1.3).
+     * The first retransmission of the request at {@code originalIndex} (the same request again, as
+     * {@link ResendDetector#sameRequest} judges it) comes no earlier than the local ACK timeout after it, and no later
+     * than {@link #LATE_RETRANSMISSION_FACTOR} timeouts (IBA 9.7.6.1.3).
      *
      * @param capture       the capture.
      * @param originalIndex the capture index of the request first sent.
@@ -157,7 +159,8 @@ public final class Checkers
         final CapturedFrame original = capture.frames().get(originalIndex);
         for (final CapturedFrame frame : capture.delivered(Direction.FROM_DUT))
         {
-            if (frame.index() > originalIndex && original.opcode() == frame.opcode() && original.psn() == frame.psn())
+            if (frame.index() > originalIndex && ResendDetector.sameRequest(original.destQp(), original.opcode(),
+                original.psn(), frame.destQp(), frame.opcode(), frame.psn()))
             {
                 final long delayNs = frame.timeNs() - original.timeNs();
                 final String measured = "retransmission of PSN 0x" + Integer.toHexString(frame.psn()) + " after " +

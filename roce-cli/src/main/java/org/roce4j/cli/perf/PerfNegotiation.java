@@ -10,8 +10,6 @@ import org.roce4j.verbs.DeviceAttributes;
  */
 final class PerfNegotiation
 {
-    /** MAX_SIZE in perftest_parameters.h: -a leaves the size at the sweep's largest. */
-    static final long MAX_SIZE = 8_388_608;
     /** DEF_DURATION in perftest_parameters.h: the duration field holds it when -D is not given. */
     static final int DEF_DURATION = 5;
     /** The struct perftest sends from its x86-64 mlx5dv builds (Debian's, Ubuntu's, NVIDIA's). */
@@ -42,7 +40,7 @@ final class PerfNegotiation
             PerfSettings.AtomicType.FETCH_AND_ADD == r.atomicType ? 1 : 0;
         return PerftestNegotiation.of(new PerftestNegotiation.Params(
             r.all ? 1 : 0, connection, verbValue, r.test.isLatency() ? 0 : 1, atomicType, r.duration ? 1 : 0,
-            r.reportGbits ? 0 : 1, r.all ? MAX_SIZE : r.size, r.duration ? 0 : r.iters, r.qps,
+            r.reportGbits ? 0 : 1, r.all ? PerfSettings.MAX_SIZE : r.size, r.duration ? 0 : r.iters, r.qps,
             r.duration ? r.durationSec : DEF_DURATION, r.rdmaCm, device.fwVer(), device.vendorId(),
             device.maxQpRdAtom()), MLX5DV_LAYOUT);
     }

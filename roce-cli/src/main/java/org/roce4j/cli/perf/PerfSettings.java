@@ -7,8 +7,9 @@ import org.roce4j.ib.QpType;
 
 /**
  * The parameters of one {@code roce perf} side, with perftest 4.5+0.17's defaults (init_perftest_params in
- * perftest_parameters.c) and, in {@link #resolve}, the adjustments perftest makes before a run (force_dependecies).
- * Fields hold what the user asked for; the resolved values are what both sides run with.
+ * perftest_parameters.c) and, in {@link #resolve}, the checks and adjustments perftest makes before a run
+ * (force_dependecies; {@link PerfResolution} holds them). Fields hold what the user asked for; the resolved values
+ * are what both sides run with.
  */
 public final class PerfSettings
 {
@@ -18,41 +19,6 @@ public final class PerfSettings
     public static final int MIN_ITERS = 5;
     /** Most iterations perftest accepts (MAX_ITER). */
     public static final int MAX_ITERS = 100_000_000;
-    /** Default size of BW tests (DEF_SIZE_BW). */
-    static final long DEFAULT_SIZE_BW = 65_536;
-    /** Default size of latency tests (DEF_SIZE_LAT). */
-    static final long DEFAULT_SIZE_LAT = 2;
-    /** The only size of atomic tests (DEF_SIZE_ATOMIC). */
-    static final long ATOMIC_SIZE = 8;
-    /** Default iterations (DEF_ITERS), and of ib_write_bw (DEF_ITERS_WB). */
-    static final int DEFAULT_ITERS = 1000;
-    /** Default iterations of ib_write_bw (DEF_ITERS_WB). */
-    static final int DEFAULT_ITERS_WRITE_BW = 5000;
-    /** Default send queue depth of BW tests (DEF_TX_BW) and latency tests (DEF_TX_LAT). */
-    static final int DEFAULT_TX_BW = 128;
-    /** Default send queue depth of latency tests. */
-    static final int DEFAULT_TX_LAT = 1;
-    /** Default receive depth of SEND tests (DEF_RX_SEND) and of the others (DEF_RX_RDMA). */
-    static final int DEFAULT_RX_SEND = 512;
-    /** Default receive depth of RDMA tests. */
-    static final int DEFAULT_RX_RDMA = 1;
-    /** Most receives UC/UD tests keep posted by default (UC_MAX_RX). */
-    static final int UC_MAX_RX = 16_000;
-    /** Default completion moderation (DEF_CQ_MOD): one signaled WR in 100. */
-    static final int DEFAULT_CQ_MOD = 100;
-    /** Messages larger than this get a completion each unless -Q was given (MSG_SIZE_CQ_MOD_LIMIT). */
-    static final long CQ_MOD_SIZE_LIMIT = 8192;
-    /** Iterations above which perftest stops computing the peak (it is quadratic). */
-    static final int PEAK_ITERS_LIMIT = 20_000;
-    /** Default QP timeout exponent (DEF_QP_TIME): 4.096 us x 2^14, about 67 ms. */
-    static final int DEFAULT_QP_TIMEOUT = 14;
-    /** Largest send queue depth perftest accepts (MAX_TX). */
-    static final int MAX_TX = 15_000;
-    /** Largest GID index perftest accepts (MAX_GID_IX). */
-    static final int MAX_GID_INDEX = 64;
-    /** Largest number of QPs perftest accepts (MAX_QP_NUM). */
-    static final int MAX_QPS = 16_384;
-
     /** The two atomic operations (AtomicType). */
     public enum AtomicType
     {
@@ -83,7 +49,7 @@ public final class PerfSettings
     boolean duplex;
     boolean noPeak;
     int outReads;
-    int qpTimeout = DEFAULT_QP_TIMEOUT;
+    int qpTimeout = PerfResolution.DEFAULT_QP_TIMEOUT;
     int serviceLevel;
     int trafficClass = -1;
     boolean json;
@@ -483,189 +449,7 @@ public final class PerfSettings
      */
     public Resolved resolve(final int deviceMaxReads)
     {
-        final PerfTest.Verb verb = test.verb();
-        final boolean lat = test.isLatency();
-        if (port < 1 || port > 65_535)
-        {
-            throw new IllegalArgumentException("-p " + port + ": a TCP port is 1..65535");
-        }
-        if (-1 != iters && (iters < MIN_ITERS || iters > MAX_ITERS))
-        {
-            throw new IllegalArgumentException(" Iteration num should be between " + MIN_ITERS + " and " + MAX_ITERS);
-        }
-        if (-1 != txDepth && (txDepth < 1 || txDepth > MAX_TX))
-        {
-            throw new IllegalArgumentException(" Tx depth should be between 1 and " + MAX_TX);
-        }
-        if (-1 != gidIndex && (gidIndex < 0 || gidIndex > MAX_GID_INDEX))
-        {
-            throw new IllegalArgumentException(" Gid index should be between 0 and " + MAX_GID_INDEX);
-        }
-        if (qps < 1 || qps > MAX_QPS)
-        {
-            throw new IllegalArgumentException(" num of Qps should be between 1 and " + MAX_QPS);
-        }
-        if (qps > 1 && lat)
-        {
-            throw new IllegalArgumentException(" Multiple QPs only available on bw tests");
-        }
-        if (duplex && lat)
-        {
-            throw new IllegalArgumentException(" Bidirectional is only available in BW test");
-        }
-        if (noPeak && lat)
-        {
-            throw new IllegalArgumentException(" NoPeak only valid for BW tests");
-        }
-        if (QpType.UC == connection && (PerfTest.Verb.READ == verb || PerfTest.Verb.ATOMIC == verb))
-        {
-            throw new IllegalArgumentException(" UC connection not possible in READ/ATOMIC verbs");
-        }
-        if (QpType.UD == connection && PerfTest.Verb.SEND != verb)
-        {
-            throw new IllegalArgumentException(" UD connection only possible in SEND verb");
-        }
-        if (QpType.RC != connection && QpType.UC != connection && QpType.UD != connection)
-        {
-            throw new IllegalArgumentException(" Invalid Connection type. roce4j runs RC, UC and UD");
-        }
-        if (rdmaCm && QpType.UC == connection)
-        {
-            throw new IllegalArgumentException(" UC is not supported in librdmacm");
-        }
-        if (rdmaCm && QpType.UD == connection)
-        {
-            throw new IllegalArgumentException(" -R with UD (rdma_cm's RDMA_PS_UDP, SIDR) is not supported by " +
-                "roce4j's rdma_cm, which connects RC only");
-        }
-        if (-1 != size && (size < 1 || size > 0xFFFF_FFFFL / 2))
-        {
-            throw new IllegalArgumentException(" Message Size should be between 1 and " + 0xFFFF_FFFFL / 2);
-        }
-        if (durationSec < 0)
-        {
-            throw new IllegalArgumentException(" Duration period must be positive");
-        }
-        if (outReads < 0)
-        {
-            throw new IllegalArgumentException(" Outstanding reads must be positive");
-        }
-        if (0 != outReads && PerfTest.Verb.READ != verb && PerfTest.Verb.ATOMIC != verb)
-        {
-            throw new IllegalArgumentException(" Setting Outstanding reads only available on READ verb");
-        }
-        if (-1 != cqMod && (cqMod < 1 || cqMod > 1024))
-        {
-            throw new IllegalArgumentException(" CQ moderation should be between 1 and 1024");
-        }
-        if (-1 != rxDepth && (rxDepth < 1 || rxDepth > 16_384))
-        {
-            throw new IllegalArgumentException(" Rx depth should be between 1 and 16384");
-        }
-        if (-1 != rxDepth && PerfTest.Verb.SEND != verb && rxDepth > DEFAULT_RX_RDMA)
-        {
-            throw new IllegalArgumentException(" On RDMA verbs rx depth can be only 1");
-        }
-        if (qpTimeout < 0 || qpTimeout > 31)
-        {
-            throw new IllegalArgumentException("-u " + qpTimeout + ": a QP timeout exponent is 0..31");
-        }
-        if (serviceLevel < 0 || serviceLevel > 15)
-        {
-            throw new IllegalArgumentException(" Only 15 Service levels");
-        }
-
-        final Resolved r = new Resolved();
-        r.test = test;
-        r.client = isClient();
-        r.server = server;
-        r.port = port;
-        r.connection = connection;
-        r.qps = qps;
-        r.duplex = duplex;
-        r.atomicType = atomicType;
-        r.reportGbits = reportGbits;
-        r.qpTimeout = qpTimeout;
-        r.serviceLevel = serviceLevel;
-        r.trafficClass = trafficClass;
-        r.json = json;
-        r.rdmaCm = rdmaCm;
-        r.timeoutMs = timeoutMs;
-        r.perftestVersion = perftestVersion;
-        r.requestedMtu = mtuBytes;
-        r.gidIndex = gidIndex;
-        r.sizeRequested = -1 != size;
-        r.size = -1 != size ? size : (PerfTest.Verb.ATOMIC == verb ? ATOMIC_SIZE :
-            (lat ? DEFAULT_SIZE_LAT : DEFAULT_SIZE_BW));
-        r.iters = -1 != iters ? iters : (PerfTest.WRITE_BW == test ? DEFAULT_ITERS_WRITE_BW : DEFAULT_ITERS);
-        r.all = all;
-        r.duration = durationSec > 0;
-        r.durationSec = durationSec;
-        r.txDepth = -1 != txDepth ? txDepth : (lat ? DEFAULT_TX_LAT : DEFAULT_TX_BW);
-        r.rxDepth = -1 != rxDepth ? rxDepth : (PerfTest.Verb.SEND == verb ? DEFAULT_RX_SEND : DEFAULT_RX_RDMA);
-        r.cqMod = -1 != cqMod ? cqMod : DEFAULT_CQ_MOD;
-        r.noPeak = noPeak;
-        r.outReads = PerfTest.Verb.READ == verb || PerfTest.Verb.ATOMIC == verb ?
-            (0 == outReads || outReads > deviceMaxReads ? deviceMaxReads : outReads) : 1;
-
-        if (!r.duration)
-        {
-            r.txDepth = Math.min(r.txDepth, r.iters);
-            if (PerfTest.Verb.SEND == verb)
-            {
-                r.rxDepth = Math.min(r.rxDepth, r.iters);
-            }
-            if ((QpType.UD == connection || QpType.UC == connection) && DEFAULT_RX_SEND == r.rxDepth)
-            {
-                r.rxDepth = Math.min(r.iters, UC_MAX_RX);
-            }
-        }
-        // Large messages get a completion each: moderation would make the measured time too coarse.
-        if (r.size > CQ_MOD_SIZE_LIMIT && QpType.UD != connection && !all && -1 == cqMod)
-        {
-            r.cqMod = 1;
-        }
-        r.cqMod = Math.min(r.cqMod, r.txDepth);
-        if (all)
-        {
-            if (PerfTest.Verb.ATOMIC == verb)
-            {
-                throw new IllegalArgumentException("Message size cannot be changed for Atomic tests");
-            }
-            r.size = MAX_SIZE;
-        }
-        if (PerfTest.Verb.ATOMIC == verb && ATOMIC_SIZE != r.size)
-        {
-            throw new IllegalArgumentException("Message size cannot be changed for Atomic tests");
-        }
-        if (r.duration)
-        {
-            if (all)
-            {
-                throw new IllegalArgumentException("Duration mode currently doesn't support running on all sizes.");
-            }
-            r.iters = 0;
-            r.noPeak = true;
-            r.marginSec = marginSec >= 0 ? marginSec : durationSec / 4;
-            if (!(durationSec > 2 * r.marginSec))
-            {
-                throw new IllegalArgumentException("please check that DURATION > 2*MARGIN");
-            }
-        }
-        if (PerfTest.Verb.SEND == verb && !lat && !r.client && !duplex)
-        {
-            r.noPeak = true;
-        }
-        // Work around an odd receive depth in SEND tests, as perftest does.
-        if (PerfTest.Verb.SEND == verb && 1 == r.rxDepth % 2 && !all)
-        {
-            r.rxDepth += 1;
-        }
-        if (!r.duration && r.iters > PEAK_ITERS_LIMIT && !lat)
-        {
-            r.noPeak = true;
-        }
-        return r;
+        return PerfResolution.resolve(this, deviceMaxReads);
     }
 
     /**

@@ -1,14 +1,13 @@
 package org.roce4j.wire.ladder;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.wire.ExtHeader;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
+import org.roce4j.wire.ResendDetector;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.decode.FrameDecoder;
 import org.roce4j.wire.header.Ipv4Header;
@@ -21,15 +20,16 @@ import org.roce4j.wire.header.Ipv6Header;
  * RoCEv2 frames between other addresses, are left out and counted in the ladder's notes.
  *
  * <p>A capture carries no record of injected faults, so only what the frames themselves show is marked: a frame
- * whose ICRC does not match (or whose headers are broken after the BTH) is CORRUPTED, and a request whose QP,
- * opcode and PSN were already seen in the same direction is a DUPLICATE ("resent": a retransmission or a duplicate;
- * responses repeat PSNs legitimately and are not marked). Feed frames with {@link #add} in capture order; allocates per frame (a tool, not the data path).
+ * whose ICRC does not match (or whose headers are broken after the BTH) is CORRUPTED, and a request the
+ * {@link ResendDetector} has seen before (same direction, QP, opcode and PSN) is a DUPLICATE ("resent": a
+ * retransmission or a duplicate; responses repeat PSNs legitimately and are not marked). Feed frames with
+ * {@link #add} in capture order; allocates per frame (a tool, not the data path).
  */
 public final class PcapLadder
 {
     private final RoceFrameParser parser = new RoceFrameParser();
     private final List<Ladder.Arrow> arrows = new ArrayList<>();
-    private final Set<String> seen = new HashSet<>();
+    private final ResendDetector resends = new ResendDetector();
     private String left;
     private String right;
     private long notRoce;
@@ -87,8 +87,7 @@ public final class PcapLadder
         final boolean aeth = opcode.has(ExtHeader.AETH);
         final String label = FrameLabel.describe(opcode, psn, parser.bth().ackReq(),
             aeth ? parser.aeth().syndrome() : -1, aeth ? parser.aeth().msn() : -1, parser.payloadLength());
-        final boolean repeated = opcode.isRequest() &&
-            !seen.add(leftToRight + " " + parser.bth().destQp() + " " + opcode + " " + psn);
+        final boolean repeated = resends.resent(leftToRight, parser.bth().destQp(), opcode, psn);
         final Ladder.Fate fate = FrameStatus.BAD_ICRC == status ? Ladder.Fate.CORRUPTED :
             repeated ? Ladder.Fate.DUPLICATE : Ladder.Fate.DELIVERED;
         arrows.add(new Ladder.Arrow(frame, atNs, leftToRight, label, fate,

@@ -89,6 +89,7 @@ public final class FaultInjector
     private int verdictCopies;
     private long verdictDelayNs;
     private int verdictReorder;
+    private long reorders;
 
     /**
      * @param clock    time source of delays, windows and reorder bounds.
@@ -387,6 +388,15 @@ public final class FaultInjector
     }
 
     /**
+     * @return what this injector injected, by kind: a snapshot (it allocates; not for the frame path). Reorders are
+     *     the frames its {@link FaultyLink} held back behind later ones.
+     */
+    public FaultCounts counts()
+    {
+        return FaultCounts.of(injected, reorders);
+    }
+
+    /**
      * Decide the fate of one frame, corrupt or mark it in place when so decided, count drops, corruptions, ECN
      * marks and duplicates, and leave the rest of the verdict in {@link #dropped()}, {@link #copies()},
      * {@link #verdictDelayNs()} and {@link #reorderFrames()}.
@@ -529,6 +539,15 @@ public final class FaultInjector
         {
             counters.add(key, delta);
         }
+    }
+
+    /**
+     * The last decided frame was held back: count it as a reorder when its verdict asked for one (it may have been
+     * delayed instead, when the reorder buffer was full). The thread deciding is the link's.
+     */
+    void countHeldBack()
+    {
+        reorders += verdictReorder > 0 ? 1 : 0;
     }
 
     private boolean hits(final int kind)

@@ -26,7 +26,7 @@ import org.roce4j.wire.header.EthernetHeader;
  * wrapped link delivers in the same way: dropped, corrupted in place (on a link that cannot check ICRCs, the udp link,
  * a corrupted frame is dropped, as the NIC that checked its ICRC would have), marked, duplicated (copies delivered
  * behind it) or held back and delivered by a later poll. What is injected counts in the wrapped link's counters
- * (INJECTED_*) and per direction in {@link #report()}.
+ * (INJECTED_*) and per direction and kind in {@link #injected()} (printed by {@link #report()}).
  *
  * <p><b>Cost.</b> A direction without rules or rates passes frames straight through. With rules, each frame is read
  * once ({@link FrameView}) and the rules tested: no allocation and no lock when none fires; a frame that is held
@@ -58,8 +58,6 @@ public final class FaultyLink extends ForwardingLink
     private final FrameHandler rxDecide = this::onReceived;
     private FrameHandler handler;
     private int delivered;
-    private long txReorders;
-    private long rxReorders;
 
     /**
      * Wrap a link with rules from the {@code --faults} grammar.
@@ -141,7 +139,7 @@ public final class FaultyLink extends ForwardingLink
         }
         if (holdBack(tx, txReorder, txDelay, buffer, index, length))
         {
-            txReorders += tx.reorderFrames() > 0 ? 1 : 0;
+            tx.countHeldBack();
             delegate.abort(index);
             return;
         }
@@ -196,25 +194,21 @@ public final class FaultyLink extends ForwardingLink
     }
 
     /**
-     * @return e.g. {@code faults 'drop=0.02;seed=7' injected: tx drop=12 ...; rx drop=9 ...}: what was injected
-     *     each way (a line for the end of a command).
+     * @return what was injected each way, by kind, with the rules and seed: a snapshot (it allocates; call it when
+     *     the traffic is over, or from the link's thread).
+     */
+    public FaultReport injected()
+    {
+        return new FaultReport(description, tx.seed(), tx.counts(), rx.counts());
+    }
+
+    /**
+     * @return e.g. {@code faults 'drop=0.02;seed=7' (seed 7) injected: tx drop=12 ...; rx drop=9 ...}: what was
+     *     injected each way (a line for the end of a command), {@link #injected()}'s text.
      */
     public String report()
     {
-        return "faults '" + description + "' (seed " + tx.seed() + ") injected: tx " + report(tx, txReorders) +
-            "; rx " + report(rx, rxReorders);
-    }
-
-    private static String report(final FaultInjector injector, final long reorders)
-    {
-        final LinkCounters injected = injector.injected();
-        final long delays = injected.get(LinkCounter.INJECTED_DELAYS);
-        return "drop=" + injected.get(LinkCounter.INJECTED_DROPS) +
-            " dup=" + injected.get(LinkCounter.INJECTED_DUPLICATES) +
-            " reorder=" + reorders +
-            " delay=" + (delays - reorders) +
-            " corrupt=" + injected.get(LinkCounter.INJECTED_CORRUPTIONS) +
-            " ecn=" + injected.get(LinkCounter.INJECTED_ECN_MARKS);
+        return injected().toString();
     }
 
     private void onReceived(final MutableDirectBuffer buffer, final int offset, final int length)
@@ -227,7 +221,7 @@ public final class FaultyLink extends ForwardingLink
         }
         if (holdBack(rx, rxReorder, rxDelay, buffer, offset, length))
         {
-            rxReorders += rx.reorderFrames() > 0 ? 1 : 0;
+            rx.countHeldBack();
             return;
         }
         final int copies = rx.copies();

@@ -91,6 +91,9 @@ class FaultyLinkTest
         assertEquals(100, a.counters().get(LinkCounter.INJECTED_DROPS), "counted on the wrapped link");
         assertEquals("faults 'drop=1,every=10,dir=tx;seed=3' (seed 3) injected: tx drop=100 dup=0 reorder=0 " +
             "delay=0 corrupt=0 ecn=0; rx drop=0 dup=0 reorder=0 delay=0 corrupt=0 ecn=0", faulty.report());
+        assertEquals(new FaultReport("drop=1,every=10,dir=tx;seed=3", 3, new FaultCounts(100, 0, 0, 0, 0, 0),
+            FaultCounts.NONE), faulty.injected());
+        assertEquals(new FaultCounts(100, 0, 0, 0, 0, 0), faulty.transmitFaults().counts());
     }
 
     @Test
@@ -142,6 +145,8 @@ class FaultyLinkTest
         assertEquals(List.of(0, 1, 2, 3, 5, 6, 4, 7, 8, 10, 11, 9, 12, 13, 15, 16, 14, 17, 18, 19), psns,
             "frame 19 was held at the end and went out when its wait ran out");
         assertTrue(faulty.report().contains("tx drop=0 dup=0 reorder=4 delay=0"), faulty.report());
+        assertEquals(new FaultCounts(0, 0, 4, 0, 0, 0), faulty.injected().tx(), "held behind later frames");
+        assertEquals(4, a.counters().get(LinkCounter.INJECTED_DELAYS), "a reorder is a delay on the link");
     }
 
     @Test
@@ -158,6 +163,8 @@ class FaultyLinkTest
         drain(receiver);
         assertEquals(List.of(0, 2, 4, 6, 8, 1, 3, 5, 7, 9), psns);
         assertEquals(5, b.counters().get(LinkCounter.INJECTED_DELAYS));
+        assertEquals(new FaultCounts(0, 0, 0, 5, 0, 0), receiver.injected().rx(), "delays, none of them reorders");
+        assertEquals(FaultCounts.NONE, receiver.injected().tx());
     }
 
     @Test
