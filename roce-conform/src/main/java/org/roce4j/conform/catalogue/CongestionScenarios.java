@@ -48,8 +48,9 @@ public final class CongestionScenarios
     static Scenario cnpHarmless()
     {
         return Scenario.builder("congestion.cnp-harmless").side(Side.CONGESTION)
-            .rule("A17.9", "a CNP arriving at a QP is a hint to its rate limiter, never a request: it gets no " +
-                "response and breaks nothing")
+            .rule("A17.9.3", "a CNP arriving at a QP is a hint to its rate limiter, never a request: it gets no " +
+                "response and breaks nothing", IbaSources.ANNEX_A17 + "A17.9.3 CA17-45: a received CNP reduces " +
+                "the injection rate of the QP it names; its 16 reserved bytes are ignored by the receiver")
             .summary("a CNP to the DUT's QP, then a WRITE that must be ACKed")
             .steps(Steps.connect(),
                 Steps.send("CNP (opcode 0x81, BECN)", ctx -> ctx.frame(Opcode.CNP_NOTIFICATION, 0, new byte[0], b ->
@@ -81,7 +82,8 @@ public final class CongestionScenarios
         return Scenario.builder("congestion.ce-marked-gets-cnp").side(Side.CONGESTION)
             .rule("A17.9.3", "a CE-marked packet makes the notification point send its sender a CNP (opcode 0x81, " +
                 "BECN, DestQP the sending QP, 16 reserved bytes), at most one per QP per minimum interval",
-                "the CNP format: NVIDIA knowledge base 'RoCEv2 CNP Packet Format Example', which cites Annex 17.9.3")
+                IbaSources.ANNEX_A17 + "A17.9.3 CA17-44 and Figure 6 (the CNP, one allowed for several CE-marked " +
+                "packets); NVIDIA knowledge base 'RoCEv2 CNP Packet Format Example', which cites Annex 17.9.3")
             .summary("a CE-marked WRITE gets a CNP; 5 ms later a burst of 8 CE-marked WRITEs gets one more")
             .steps(Steps.connect(),
                 Steps.send("a WRITE ONLY marked CE", ctx -> ceMarkedWrite(ctx, PEER_PSN)),

@@ -93,7 +93,7 @@ public final class RequesterScenarios
     {
         return requester("lost-ack-retransmit")
             .rule("9.7.6.1.3", "with no ACK, the requester retransmits from the oldest unacknowledged PSN once the " +
-                "local ACK timeout (4.096 us x 2^timeout) has passed, not before")
+                "local ACK timeout (4.096 us x 2^timeout) has passed, not before", IbaSources.ACK_TIMEOUT)
             .summary("WRITE, its ACK lost on the way, the retransmission timed, then ACKed")
             .steps(Steps.connect(), write(1, 64),
                 new Step("expect the WRITE ONLY", ctx -> ctx.mark("original",
@@ -136,8 +136,8 @@ public final class RequesterScenarios
     static Scenario nakSequence()
     {
         return requester("nak-sequence-go-back-n")
-            .rule("9.7.5.1.3", "a NAK PSN sequence error acknowledges every PSN before the one it names; the " +
-                "requester goes back to that PSN and resends from there")
+            .rule("9.7.5.1.2", "a NAK PSN sequence error acknowledges every PSN before the one it names; the " +
+                "requester goes back to that PSN and resends from there", IbaSources.NAK_ACKS_BEFORE)
             .summary("a 4-packet WRITE whose second packet the link loses, NAKed, resent go-back-N")
             .steps(Steps.connect(),
                 new Step("lose the WRITE's second packet", ctx -> ctx.link().addRule(
@@ -168,7 +168,7 @@ public final class RequesterScenarios
     {
         return requester("rnr-nak-wait-retry")
             .rule("9.7.5.2.8", "after an RNR NAK the requester waits at least the timer the NAK carries, then " +
-                "retries the same PSN")
+                "retries the same PSN", IbaSources.RNR_NAK)
             .summary("SEND, RNR NAK with timer 14 (1.28 ms), the retry timed, then ACKed")
             .steps(Steps.connect(),
                 Steps.post("a SEND of 64 bytes (wr_id 1)", ctx -> DutWork.send(1, 0, 64)),

@@ -97,7 +97,7 @@ public final class ResponderScenarios
     {
         final byte[] local = Frames.pattern(DATA.length, 9);
         return responder("duplicate-write")
-            .rule("C9-105", "a duplicate WRITE is acknowledged again and not executed again")
+            .rule("C9-105", "a duplicate WRITE is acknowledged again and not executed again", IbaSources.C9_105)
             .summary("WRITE, the DUT's memory changed locally, the same WRITE again")
             .steps(Steps.connect())
             .steps(normalService(PEER_PSN))
@@ -113,7 +113,8 @@ public final class ResponderScenarios
     static Scenario duplicateSend()
     {
         return responder("duplicate-send")
-            .rule("C9-105", "a duplicate SEND is acknowledged again and does not consume a second receive")
+            .rule("C9-105", "a duplicate SEND is acknowledged again and does not consume a second receive",
+                IbaSources.C9_105)
             .summary("two receives posted, one SEND, ACKed, then the same SEND again")
             .steps(Steps.connect(), Steps.postRecv(1, 0, 256), Steps.postRecv(2, 256, 256),
                 Steps.send("SEND ONLY, AckReq", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true)),
@@ -131,7 +132,8 @@ public final class ResponderScenarios
     static Scenario duplicateRead()
     {
         return responder("duplicate-read")
-            .rule("9.9.3.1.3", "a duplicate READ is answered again with the same data from its own PSN")
+            .rule("9.4.4", "a duplicate READ is answered again with the same data from its own PSN",
+                IbaSources.READ_RETRY)
             .summary("WRITE a pattern, READ it, the same READ again")
             .steps(Steps.connect())
             .steps(normalService(PEER_PSN))
@@ -147,7 +149,8 @@ public final class ResponderScenarios
     static Scenario duplicateReadShorter()
     {
         return responder("duplicate-read-shorter")
-            .rule("9.9.3.1.3", "a duplicate READ for a subset of the original range is answered with that subset")
+            .rule("9.4.4", "a duplicate READ for a subset of the original range is answered with that subset",
+                IbaSources.READ_RETRY)
             .summary("READ 64 bytes, then a duplicate asking for the first 16")
             .steps(Steps.connect())
             .steps(normalService(PEER_PSN))
@@ -173,7 +176,8 @@ public final class ResponderScenarios
     static Scenario duplicateAtomic()
     {
         return responder("duplicate-atomic")
-            .rule("9.4.5", "a duplicate atomic is answered from the saved original value and not executed again")
+            .rule("9.4.5", "a duplicate atomic is answered from the saved original value and not executed again",
+                IbaSources.ATOMIC)
             .summary("FETCH_ADD 5, the same FETCH_ADD again, then FETCH_ADD 0 to read the value")
             .steps(Steps.connect(),
                 Steps.send("FETCH_ADD +5", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, PEER_PSN, ctx.qp().va(),
@@ -197,7 +201,8 @@ public final class ResponderScenarios
     static Scenario invalidRkey()
     {
         return responder("invalid-rkey")
-            .rule("9.9.3", "a WRITE with an R_Key that names no region gets NAK remote access error")
+            .rule("9.7.4.1.5 / 9.7.5.2.4", "a WRITE with an R_Key that names no region gets NAK remote access error",
+                IbaSources.R_KEY)
             .summary("WRITE ONLY with a wrong R_Key")
             .steps(Steps.connect(),
                 Steps.send("WRITE ONLY, R_Key flipped", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
@@ -209,7 +214,8 @@ public final class ResponderScenarios
     static Scenario outsideMr()
     {
         return responder("va-outside-mr")
-            .rule("9.9.3", "a WRITE whose VA + length runs past the end of the region gets NAK remote access error")
+            .rule("9.7.4.1.5 / 9.7.5.2.4", "a WRITE whose VA + length runs past the end of the region gets NAK " +
+                "remote access error", IbaSources.R_KEY)
             .summary("WRITE ONLY of 64 bytes starting 16 bytes before the region's end")
             .steps(Steps.connect(),
                 Steps.send("WRITE ONLY past the region's end", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
@@ -221,7 +227,8 @@ public final class ResponderScenarios
     static Scenario mrWithoutRemoteRight()
     {
         return responder("mr-without-remote-write")
-            .rule("9.9.3", "a WRITE into a region registered without remote write gets NAK remote access error")
+            .rule("9.7.4.1.5 / 9.7.5.2.4", "a WRITE into a region registered without remote write gets NAK remote " +
+                "access error", IbaSources.R_KEY)
             .summary("WRITE ONLY into a region with local access only")
             .steps(Steps.connect(),
                 Steps.send("WRITE ONLY into the local-only region", ctx ->
@@ -240,7 +247,8 @@ public final class ResponderScenarios
     static Scenario zeroLengthWriteBadRkey()
     {
         return responder("zero-length-write-bad-rkey")
-            .rule("C9-88", "a zero-length WRITE needs no valid R_Key or address: it is acknowledged")
+            .rule("9.7.4.1.5 / C9-88", "a zero-length WRITE needs no valid R_Key or address: it is acknowledged",
+                IbaSources.C9_88)
             .summary("WRITE ONLY of 0 bytes with R_Key 0xDEAD and VA 0")
             .steps(Steps.connect(),
                 Steps.send("zero-length WRITE ONLY, bogus R_Key", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_ONLY,
@@ -254,7 +262,7 @@ public final class ResponderScenarios
     {
         return responder("middle-without-first")
             .rule("9.9.3.1.3", "a MIDDLE packet with no message begun is an opcode sequence error: NAK invalid " +
-                "request")
+                "request", IbaSources.CLASS_C)
             .summary("WRITE MIDDLE of one path MTU as the first packet")
             .steps(Steps.connect(),
                 Steps.send("WRITE MIDDLE", ctx -> Frames.write(ctx, Opcode.RC_RDMA_WRITE_MIDDLE, PEER_PSN,
@@ -267,7 +275,7 @@ public final class ResponderScenarios
     {
         return responder("first-after-first")
             .rule("9.9.3.1.3", "a FIRST packet while a message is still open is an opcode sequence error: NAK " +
-                "invalid request")
+                "invalid request", IbaSources.CLASS_C)
             .summary("WRITE FIRST, then another WRITE FIRST")
             .steps(Steps.connect(),
                 Steps.send("WRITE FIRST of a 2-MTU message", ctx -> firstOfTwo(ctx, PEER_PSN)),
@@ -315,8 +323,8 @@ public final class ResponderScenarios
     static Scenario sendLongerThanReceive()
     {
         return responder("send-longer-than-receive")
-            .rule("9.9.3", "a SEND longer than the posted receive buffer gets NAK invalid request; the receive " +
-                "completes with a local length error")
+            .rule("9.9.3.1.3", "a SEND longer than the posted receive buffer gets NAK invalid request; the receive " +
+                "completes with a local length error", IbaSources.CLASS_C)
             .summary("a receive of 32 bytes posted, a SEND of 64")
             .steps(Steps.connect(), Steps.postRecv(1, 0, 32),
                 Steps.send("SEND ONLY of 64 bytes", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
@@ -330,7 +338,7 @@ public final class ResponderScenarios
     {
         return responder("send-without-receive-rnr")
             .rule("9.7.5.2.8", "a SEND with no receive posted gets an RNR NAK carrying the QP's min_rnr_timer; " +
-                "once a receive is posted the retried SEND is accepted")
+                "once a receive is posted the retried SEND is accepted", IbaSources.RNR_NAK)
             .summary("SEND with no receive, then a receive, then the SEND again")
             .steps(Steps.connect(),
                 Steps.send("SEND ONLY", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true)),
@@ -351,7 +359,7 @@ public final class ResponderScenarios
     static Scenario unalignedAtomic()
     {
         return responder("unaligned-atomic")
-            .rule("9.4.5", "an atomic whose VA is not 8-byte aligned gets NAK invalid request")
+            .rule("9.4.5", "an atomic whose VA is not 8-byte aligned gets NAK invalid request", IbaSources.ATOMIC)
             .summary("FETCH_ADD at VA + 4")
             .steps(Steps.connect(),
                 Steps.send("FETCH_ADD at VA + 4", ctx -> Frames.atomic(ctx, Opcode.RC_FETCH_ADD, PEER_PSN,
@@ -363,7 +371,9 @@ public final class ResponderScenarios
     static Scenario badIcrc()
     {
         return responder("bad-icrc-dropped")
-            .rule("7.8 / A17", "a packet with a bad ICRC is dropped silently; service goes on as if it never came")
+            .rule("7.8.1 / A17.3.4", "a packet with a bad ICRC is dropped silently; service goes on as if it never " +
+                "came", IbaSources.ANNEX_A17 + "CA17-22 has the ICRC checked as in Vol. 1 7.8.1, A17.3.4 CA17-24 " +
+                "drops silently a packet that fails it")
             .summary("a WRITE whose ICRC the link corrupts, then the same WRITE intact")
             .steps(Steps.connect(),
                 Steps.mutateNext(Direction.TO_DUT, FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 1,
@@ -410,7 +420,9 @@ public final class ResponderScenarios
     static Scenario wrongDestinationIp()
     {
         return responder("wrong-destination-ip-dropped")
-            .rule("A17", "a RoCEv2 packet whose destination IP is not one of the port's GIDs is dropped silently")
+            .rule("9.6.1.2.3 / A17.4.4.2", "a RoCEv2 packet whose destination IP is not one of the port's GIDs is " +
+                "dropped silently", IbaSources.ANNEX_A17 + "A17.4.4.2 applies the L3 address (DGID) checks of Vol. 1 " +
+                "9.6.1.2.3 to RoCEv2, the destination IP being the DGID")
             .summary("a WRITE to the DUT's MAC but IP 10.0.0.99, then a good one")
             .steps(Steps.connect(),
                 Steps.send("WRITE ONLY to 10.0.0.99", ctx -> ctx.frameTo(0x0A00_0063, ctx.qp().qpn(),
@@ -492,7 +504,7 @@ public final class ResponderScenarios
     {
         return responder("ackreq-answered")
             .rule("9.7.5.1.2", "every request packet with AckReq set is answered by an ACK covering its PSN; one ACK " +
-                "may cover several packets, and ACKs never go backwards")
+                "may cover several packets, and ACKs never go backwards", IbaSources.COALESCED)
             .summary("a 4-packet WRITE with AckReq on its second and last packets, then a SEND ONLY, in one burst")
             .steps(Steps.connect(), Steps.postRecv(1, 1024, 256),
                 Steps.sendBurst("WRITE FIRST, MIDDLE (AckReq), MIDDLE, LAST (AckReq), SEND ONLY (AckReq)", ctx ->
