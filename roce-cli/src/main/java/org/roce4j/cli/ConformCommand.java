@@ -121,7 +121,7 @@ public final class ConformCommand implements Callable<Integer>
         {
             for (final Scenario scenario : selected)
             {
-                out.println(String.format("%-44s %-10s %-18s %s", scenario.name(), scenario.side().suiteName(),
+                out.println(String.format("%-44s %-10s %-22s %s", scenario.name(), scenario.side().suiteName(),
                     scenario.rule().section() + (scenario.rule().verified() ? "*" : ""),
                     scenario.rule().paraphrase()));
             }

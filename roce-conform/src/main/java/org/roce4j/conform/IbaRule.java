@@ -7,7 +7,7 @@ import java.util.Objects;
  * The specification itself is not at hand here, so a section number is either the one roce4j's engine cites for the
  * same behaviour or one checked against a public source that quotes the specification; {@code verifiedBy} says which.
  *
- * @param section    where the rule is, e.g. {@code "9.7.5.1.3"} or {@code "C9-105"}.
+ * @param section    where the rule is, e.g. {@code "9.7.5.1.2"} or {@code "C9-105"}.
  * @param paraphrase the rule in one line, in our words (the specification's text is not reproduced).
  * @param verifiedBy the public source the section number was checked against, or null when it was not.
  */

@@ -227,7 +227,7 @@ public final class OpcodeShowcase
             psnText(lost) + " was lost on the wire");
         builderResponse(Opcode.RC_ACKNOWLEDGE, lost);
         builder.aeth().syndrome(AethHeader.NakCode.PSN_SEQUENCE_ERROR.syndrome()).msn(msn);
-        finish(0, "NAK PSN sequence error: its PSN is the one the responder expects (IBA 9.7.5.1.3)");
+        finish(0, "NAK PSN sequence error: its PSN is the one the responder expects (as rxe_resp.c sends it)");
 
         psn = lost;
         notCompleted = true;

@@ -16,7 +16,7 @@ public final class TerminalTable
     /** Width of the scenario column: the longest name in the catalogue fits. */
     private static final int NAME_WIDTH = 40;
     /** Width of the IBA section column. */
-    private static final int SECTION_WIDTH = 17;
+    private static final int SECTION_WIDTH = 21;
     /** Longest reason shown in the table; the reports hold the whole text. */
     private static final int REASON_WIDTH = 100;
 

@@ -5,7 +5,8 @@ import org.roce4j.wire.Psn;
 /**
  * One responder resource (IBA 9.4.4, rxe struct resp_res): what the responder remembers of a READ, an atomic, an
  * ATOMIC WRITE or a FLUSH so it
- * can answer a duplicate request by replaying instead of re-executing (IBA 9.9.3.1.3, C9-105 ff.).
+ * can answer a duplicate request by replaying instead of re-executing (IBA 9.4.4 for READs, 9.4.5 for atomics,
+ * C9-105 ff.).
  */
 final class ResponderResource
 {

@@ -82,7 +82,7 @@ public final class AethHeader extends HeaderFlyweight
      */
     public enum NakCode
     {
-        /** 0x60: PSN sequence error; the AETH PSN is the next PSN the responder expects (IBA 9.7.5.1.3). */
+        /** 0x60: PSN sequence error; the AETH PSN is the next PSN the responder expects (rxe_resp.c check_psn). */
         PSN_SEQUENCE_ERROR(0),
         /** 0x61: invalid request (IBA class C errors: bad opcode sequence, length, access flags). */
         INVALID_REQUEST(1),
