@@ -248,7 +248,21 @@ public final class UdaddyCommand implements Callable<Integer>
                 throw new IOException("the in-process server did not start listening");
             }
             final int clientExit = new Udaddy(clientCm, settings.role(false, serverIp).bindTo(null), out, err).run();
-            final int serverExit = serverRun.get(60, TimeUnit.SECONDS);
+            final int serverExit;
+            try
+            {
+                // A client that failed leaves the server waiting for it (udaddy has no timeout of its own).
+                serverExit = serverRun.get(0 != clientExit ? 5 : 60, TimeUnit.SECONDS);
+            }
+            catch (final TimeoutException ex)
+            {
+                if (0 != clientExit)
+                {
+                    err.println("roce udaddy: the in-process server was still waiting when the client ended");
+                    return clientExit;
+                }
+                throw ex;
+            }
             for (final String line : serverText.toString().split("\n"))
             {
                 if (!line.isEmpty())

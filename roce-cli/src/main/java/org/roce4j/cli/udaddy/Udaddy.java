@@ -455,10 +455,10 @@ public final class Udaddy
         final long deadline = deadlineNs();
         while (connectsLeft > 0 && 0 == ret)
         {
-            final RdmaCmEvent event = cm.getEvent(Math.min(SLICE_NS, Math.max(0, deadline - System.nanoTime())));
+            final RdmaCmEvent event = cm.getEvent(SLICE_NS);
             if (null == event)
             {
-                if (System.nanoTime() - deadline >= 0)
+                if (expired(deadline))
                 {
                     out.println("roce udaddy: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
                         connectsLeft + " connection(s) left)");
@@ -489,7 +489,7 @@ public final class Udaddy
             for (int done = 0; done < messageCount; )
             {
                 final int ret = node.cq.pollBlocking(wc, SLICE_NS);
-                if (0 == ret && System.nanoTime() - deadline >= 0)
+                if (0 == ret && expired(deadline))
                 {
                     out.println("roce udaddy: " + done + " of " + messageCount + " completions within " +
                         settings.timeoutMs() + " ms");
@@ -527,8 +527,13 @@ public final class Udaddy
 
     private long deadlineNs()
     {
-        return 0 == settings.timeoutMs() ? Long.MAX_VALUE :
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
+    }
+
+    /** True once a wait with roce4j's timeout has passed its deadline; never without a timeout (udaddy's way). */
+    private boolean expired(final long deadlineNs)
+    {
+        return 0 != settings.timeoutMs() && System.nanoTime() - deadlineNs >= 0;
     }
 
     private void destroyNodes()

@@ -58,6 +58,10 @@ import org.roce4j.wire.mad.RdmaCmServiceId;
  * (CONSUMER_DEFINED), as the kernel does when rdma_cm refuses a request; one with no listener on its port gets
  * reason 8 from the IB CM; one whose path MTU exceeds this device's active MTU gets reason 26 (INVALID_MTU).
  *
+ * <p>Identifiers of the UDP port space ({@link #createId(int)} with {@code RdmaCmServiceId.PS_UDP}) resolve a UD peer
+ * with SIDR_REQ / SIDR_REP instead (service ID {@code 0x0000000001110000 | port}, the same rdma_cm header); see
+ * {@link RdmaCmId}.
+ *
  * <p>Threading: on a DEDICATED device the CM runs on its own agent thread ({@code roce-cm}, backing off to 1 ms
  * parks when idle), like the kernel's CM work queue, so it answers MADs whatever the application does; API calls
  * from other threads are handed to it. On an INVOKER device it runs as a {@link ProgressTask} of the device's
