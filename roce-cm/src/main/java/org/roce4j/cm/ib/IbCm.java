@@ -154,8 +154,8 @@ public final class IbCm
     }
 
     /**
-     * UD client: resolve a service ID (ib_send_cm_sidr_req): send a SIDR_REQ, retried as a REQ is (the CM response
-     * timeout and max CM retries of the {@link CmConfig}). The handler hears {@link CmHandler#onSidrReply} or
+     * UD client: resolve a service ID (ib_send_cm_sidr_req): send a SIDR_REQ, retried every CM response timeout
+     * (4096 ms by default) up to the max CM retries of the {@link CmConfig}, as cma.c asks. The handler hears {@link CmHandler#onSidrReply} or
      * {@link CmHandler#onTimeout} with {@link CmState#SIDR_REQ_SENT}.
      *
      * @param serviceId   the service ID asked about.
@@ -175,7 +175,9 @@ public final class IbCm
         c.serviceId = serviceId;
         c.remoteGidHigh = peer.gidHigh();
         c.remoteGidLow = peer.gidLow();
-        c.timeoutNs = config.reqTimeoutNs();
+        // cma.c cma_resolve_ib_udp: timeout_ms = 1 << (CMA_CM_RESPONSE_TIMEOUT - 8), the CM response timeout alone
+        // (a REQ adds twice the packet lifetime), and CMA_MAX_CM_RETRIES retries.
+        c.timeoutNs = CmConfig.timeoutMs(config.cmResponseTimeout()) * 1_000_000L;
         c.maxCmRetries = config.maxCmRetries();
         sidr.request(c, privateData);
         return c;
