@@ -2,7 +2,6 @@ package org.roce4j.interop;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -163,49 +162,12 @@ class UdaddyWithRxeTest
             "--- udaddy:\n" + rxeLog;
     }
 
-    /** Every RoCE frame recorded must carry a good ICRC; returns the CM MADs by attribute (both directions). */
-    private static Map<CmAttribute, Integer> verifyPcap(final String name, final String context) throws IOException
-    {
-        final Map<CmAttribute, Integer> counts = new EnumMap<>(CmAttribute.class);
-        for (final CmAttribute attribute : CmAttribute.values())
-        {
-            counts.put(attribute, 0);
-        }
-        final RoceFrameParser parser = new RoceFrameParser();
-        final MadHeader mad = new MadHeader();
-        long roce = 0;
-        try (PcapReader reader = PcapReader.open(pcap(name)))
-        {
-            while (reader.next())
-            {
-                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
-                if (status.isNotRoce() || FrameStatus.TRUNCATED_ETHERNET == status)
-                {
-                    continue;
-                }
-                roce++;
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap\n" + context);
-                if (Opcode.UD_SEND_ONLY == parser.opcode() && 1 == parser.bth().destQp())
-                {
-                    final CmAttribute attribute = CmAttribute.of(mad.wrap(parser.buffer(), parser.payloadOffset())
-                        .attributeId());
-                    if (null != attribute)
-                    {
-                        counts.merge(attribute, 1, Integer::sum);
-                    }
-                }
-            }
-        }
-        assertTrue(roce > 0, "no RoCE frames recorded\n" + context);
-        return counts;
-    }
-
     /** The first SIDR_REP in a recording. */
     private static byte[] sidrRep(final String name) throws IOException
     {
         final RoceFrameParser parser = new RoceFrameParser();
         final MadHeader mad = new MadHeader();
-        try (PcapReader reader = PcapReader.open(pcap(name)))
+        try (PcapReader reader = PcapReader.open(CmCaptures.pcap(name)))
         {
             while (reader.next())
             {
@@ -223,22 +185,13 @@ class UdaddyWithRxeTest
         throw new AssertionError("no SIDR_REP in " + name + ".pcap");
     }
 
-    private static java.nio.file.Path pcap(final String name)
+    private static Map<CmAttribute, Integer> verifyPcap(final String name, final String context) throws IOException
     {
-        return PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap");
+        return CmCaptures.verify(name, context);
     }
 
     private static void report(final String name, final long startNs, final Map<CmAttribute, Integer> cm)
     {
-        final StringBuilder mads = new StringBuilder();
-        cm.forEach((attribute, n) ->
-        {
-            if (n > 0)
-            {
-                mads.append(' ').append(attribute.shortName()).append('=').append(n);
-            }
-        });
-        System.out.println("[udaddy-interop] " + name + ": " + (System.nanoTime() - startNs) / 1_000_000 + " ms," +
-            mads);
+        CmCaptures.report("udaddy-interop", name, startNs, cm);
     }
 }
