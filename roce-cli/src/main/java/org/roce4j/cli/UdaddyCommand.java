@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
  * {@code roce udaddy}: rdma-core's udaddy (librdmacm/examples/udaddy.c) on roce4j: UD connections through rdma_cm's
  * UDP port space (SIDR_REQ / SIDR_REP), then messages from the client to the server and back, with udaddy's options,
  * output lines and exit status (its return status as a byte: 0; 1 for bad options; 254 when an address does not
- * resolve (EAI_NONAME, -2); the event status of a failed connection, e.g. 1 for "no such service" (IB_SIDR_UNSUPPORTED),
- * 2 for a rejection, 146 for -ETIMEDOUT; 234 for -EINVAL; 255 for a failed call).
+ * resolve (EAI_NONAME, -2); the event status of a failed connection, e.g. 1 for "no such service"
+ * (IB_SIDR_UNSUPPORTED), 2 for a rejection, 146 for -ETIMEDOUT; 234 for -EINVAL; 255 for a failed call).
  */
 @Command(
     name = "udaddy",

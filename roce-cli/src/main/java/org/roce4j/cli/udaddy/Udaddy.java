@@ -486,7 +486,8 @@ public final class Udaddy
             {
                 continue;
             }
-            for (int done = 0; done < messageCount; )
+            int done = 0;
+            while (done < messageCount)
             {
                 final int ret = node.cq.pollBlocking(wc, SLICE_NS);
                 if (0 == ret && expired(deadline))

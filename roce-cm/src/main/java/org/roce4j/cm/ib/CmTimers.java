@@ -7,8 +7,8 @@ import org.agrona.concurrent.NanoClock;
 /**
  * The {@link IbCm}'s timers (cm.c's MAD send timeouts and cm_work timewait): arms the retransmit timer of REQ,
  * REP, DREQ and SIDR_REQ, holds ended connections in TimeWait, and on expiry retransmits, gives up, or leaves
- * TimeWait. Each connection has one deadline ({@code CmConnection.deadlineNs}, Long.MAX_VALUE when none); time comes from
- * the injected clock. Same thread as the CM.
+ * TimeWait. Each connection has one deadline ({@code CmConnection.deadlineNs}, Long.MAX_VALUE when none); time
+ * comes from the injected clock. Same thread as the CM.
  */
 final class CmTimers
 {

@@ -155,8 +155,8 @@ public final class IbCm
 
     /**
      * UD client: resolve a service ID (ib_send_cm_sidr_req): send a SIDR_REQ, retried every CM response timeout
-     * (4096 ms by default) up to the max CM retries of the {@link CmConfig}, as cma.c asks. The handler hears {@link CmHandler#onSidrReply} or
-     * {@link CmHandler#onTimeout} with {@link CmState#SIDR_REQ_SENT}.
+     * (4096 ms by default) up to the max CM retries of the {@link CmConfig}, as cma.c asks. The handler hears
+     * {@link CmHandler#onSidrReply} or {@link CmHandler#onTimeout} with {@link CmState#SIDR_REQ_SENT}.
      *
      * @param serviceId   the service ID asked about.
      * @param privateData at most 216 bytes (rdma_cm: its 36-byte header and the application's data), or null.
