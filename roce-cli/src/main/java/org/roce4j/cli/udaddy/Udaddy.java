@@ -334,7 +334,8 @@ public final class Udaddy
         return 0;
     }
 
-    private int routeHandler(final Node node)
+    /** What both route_handler and connect_handler do first: verify_test_params, init_node, post_recvs. */
+    private int prepareNode(final Node node)
     {
         int ret = verifyTestParams();
         if (0 == ret)
@@ -345,6 +346,12 @@ public final class Udaddy
         {
             ret = postRecvs(node);
         }
+        return ret;
+    }
+
+    private int routeHandler(final Node node)
+    {
+        int ret = prepareNode(node);
         if (0 == ret)
         {
             try
@@ -374,21 +381,21 @@ public final class Udaddy
         }
         final Node node = nodes[connIndex++];
         node.cmaId = cmaId;
-        int ret = verifyTestParams();
+        int ret = prepareNode(node);
         if (0 == ret)
         {
-            ret = initNode(node);
-        }
-        if (0 == ret)
-        {
-            ret = postRecvs(node);
-        }
-        if (0 == ret)
-        {
-            cmaId.accept(null);
-            node.connected = true;
-            connectsLeft--;
-            return 0;
+            try
+            {
+                cmaId.accept(null);
+                node.connected = true;
+                connectsLeft--;
+                return 0;
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                err.println("udaddy: failure accepting: " + ex.getMessage());
+                ret = FAILED;
+            }
         }
         node.cmaId = null;
         connectsLeft--;

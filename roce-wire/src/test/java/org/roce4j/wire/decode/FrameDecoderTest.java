@@ -420,8 +420,8 @@ class FrameDecoderTest
             "    Partition Key: 0xffff",
             "    Service ID: 0x0000000001111c06 (RDMA CM UDP port 7174)",
             "RDMA CM Header (cma_hdr, first 36 bytes of the private data)");
-        assertTrue(summary(req).contains("CM ServiceIDResReq tid=0x000000022d6fbc0e rid=0x0ebc6f2d " +
-            "sid=0x0000000001111c06 (RDMA CM UDP port 7174) icrc=ok"), summary(req));
+        assertTrue(summary(req, 1).contains("CM ServiceIDResReq tid=0x000000022d6fbc0e rid=0x0ebc6f2d " +
+            "sid=0x0000000001111c06 (RDMA CM UDP port 7174) icrc=ok"), summary(req, 1));
 
         new MadHeader().wrap(buffer, madOffset).attributeId(CmAttribute.SERVICE_ID_RES_REQ_RESP.id());
         new CmSidrRepMessage().wrapMad(buffer, madOffset).clear().requestId(0x0ebc6f2d)
@@ -432,14 +432,14 @@ class FrameDecoderTest
             "    Status: 0 (IB_SIDR_SUCCESS)",
             "    QPN: 0x000013",
             "    Q_Key: 0x01234567");
-        assertTrue(summary(req).contains("CM ServiceIDResReqResp tid=0x000000022d6fbc0e rid=0x0ebc6f2d status=0 " +
-            "(IB_SIDR_SUCCESS) qpn=0x000013 qkey=0x01234567 icrc=ok"), summary(req));
+        assertTrue(summary(req, 1).contains("CM ServiceIDResReqResp tid=0x000000022d6fbc0e rid=0x0ebc6f2d status=0 " +
+            "(IB_SIDR_SUCCESS) qpn=0x000013 qkey=0x01234567 icrc=ok"), summary(req, 1));
     }
 
-    private static String summary(final byte[] frame)
+    private static String summary(final byte[] frame, final long number)
     {
         final StringBuilder out = new StringBuilder();
-        decode(new FrameDecoder(out).summary(true), 1, frame);
+        decode(new FrameDecoder(out).summary(true), number, frame);
         return out.toString();
     }
 
@@ -465,9 +465,7 @@ class FrameDecoderTest
 
     private static String summary(final String capture, final int frameNumber)
     {
-        final StringBuilder out = new StringBuilder();
-        decode(new FrameDecoder(out).summary(true), frameNumber, Vectors.frames(capture).get(frameNumber - 1));
-        return out.toString();
+        return summary(Vectors.frames(capture).get(frameNumber - 1), frameNumber);
     }
 
     private static void assertLines(final String output, final String... lines)
