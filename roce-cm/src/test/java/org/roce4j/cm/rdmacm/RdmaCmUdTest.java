@@ -133,6 +133,23 @@ class RdmaCmUdTest
     }
 
     @Test
+    void overIpv6LinkLocalTheSidrReqCarriesAnIpv6HeaderAndTheAddressIsTheGid()
+    {
+        final RdmaCmId listener = fx.cmB.createId(RdmaCmServiceId.PS_UDP).listen(new InetSocketAddress("::", PORT), 8);
+        final RdmaCmId active = fx.cmA.createId(RdmaCmServiceId.PS_UDP);
+        active.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        active.connect(CmFabric.linkLocal(ADDRESS_B, PORT), new ConnParam());
+        final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
+        assertEquals(CmFabric.linkLocal(ADDRESS_A, active.localAddress().getPort()), request.id().remoteAddress());
+        request.id().createQp(fx.pdB, CmFabric.init(fx.cqB));
+        request.id().accept(null);
+        final UdParam ud = fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS).ud();
+        assertEquals(request.id().qp().qpNum(), ud.qpNum());
+        assertEquals(Gid.LINK_LOCAL_HIGH, ud.ahAttr().dgidHigh());
+        assertEquals(ADDRESS_B.linkLocalLow(), ud.ahAttr().dgidLow());
+    }
+
+    @Test
     void aPortNobodyListensOnIsUnreachableWithStatusUnsupported()
     {
         final RdmaCmId active = connectUdpA(PORT + 1, new byte[0]);
