@@ -213,7 +213,7 @@ public final class UdaddyCommand implements Callable<Integer>
         {
             return new Udaddy(cm, settings, out, err).run();
         }
-        catch (final IOException | IllegalStateException | IllegalArgumentException ex)
+        catch (final IllegalStateException | IllegalArgumentException ex)
         {
             err.println("roce udaddy: " + ex.getMessage());
             return EXIT_FAILED;
