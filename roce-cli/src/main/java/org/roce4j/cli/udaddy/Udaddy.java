@@ -13,6 +13,7 @@ import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
@@ -283,7 +284,8 @@ public final class Udaddy
         final int depth = 0 != messageCount ? messageCount : 1;
         try
         {
-            node.cmaId.createQp(node.pd, new QpInitAttributes().cq(node.cq).cap(depth, depth, 1, 1, 0));
+            node.cmaId.createQp(node.pd, new QpInitAttributes().qpType(QpType.UD).cq(node.cq)
+                .cap(depth, depth, 1, 1, 0));
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {

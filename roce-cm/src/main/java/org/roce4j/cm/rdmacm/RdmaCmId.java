@@ -23,8 +23,8 @@ import org.roce4j.wire.mad.RdmaCmServiceId;
  * IP address and port, or one connection, active (from {@link #connect}) or passive (from a CONNECT_REQUEST event).
  *
  * <p>In the UDP port space ({@code RdmaCm.createId(RdmaCmServiceId.PS_UDP)}, rdma_create_id with RDMA_PS_UDP) a
- * "connection" is a service ID resolution (IBA 12.11): {@link #createQp} makes a UD QP and brings it to RTS with the
- * Q_Key {@link UdParam#RDMA_UDP_QKEY} (librdmacm ucma_init_ud_qp), {@link #connect} sends a SIDR_REQ and ESTABLISHED
+ * "connection" is a service ID resolution (IBA 12.11): {@link #createQp} takes UD QP attributes and brings the QP to
+ * RTS with the Q_Key {@link UdParam#RDMA_UDP_QKEY} (librdmacm ucma_init_ud_qp), {@link #connect} sends a SIDR_REQ and ESTABLISHED
  * carries the peer's {@link UdParam} (or UNREACHABLE with the SIDR status, or -ETIMEDOUT); on the passive side
  * {@link #accept} answers the CONNECT_REQUEST with a SIDR_REP naming this QP, {@link #reject} with IB_SIDR_REJECT, and
  * no ESTABLISHED follows (cma.c cma_send_sidr_rep). See {@link RdmaCmUd}.
@@ -188,6 +188,7 @@ public final class RdmaCmId
             throw new IllegalArgumentException("the protection domain belongs to device " + pd.device().name() +
                 ", not to this RdmaCm's " + owner.device().name());
         }
+        // As the kernel's rdma_create_qp: the QP type must be the id's (UD for RDMA_PS_UDP, RC for RDMA_PS_TCP).
         final QpType type = isUd() ? QpType.UD : QpType.RC;
         if (null != init.qpType() && type != init.qpType())
         {

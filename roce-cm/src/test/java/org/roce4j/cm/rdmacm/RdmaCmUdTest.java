@@ -17,7 +17,9 @@ import org.roce4j.ib.WcStatus;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.AddressHandle;
+import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
+import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendWorkRequest;
 import org.roce4j.wire.addr.Gid;
@@ -52,6 +54,12 @@ class RdmaCmUdTest
         fx.close();
     }
 
+    /** udaddy's QP: UD, as rdma_create_qp requires on an RDMA_PS_UDP id. */
+    private static QpInitAttributes udInit(final CompletionQueue cq)
+    {
+        return CmFabric.init(cq).qpType(QpType.UD);
+    }
+
     private RdmaCmId listenUdpB()
     {
         return fx.cmB.createId(RdmaCmServiceId.PS_UDP).listen(new InetSocketAddress("0.0.0.0", PORT), 8);
@@ -60,7 +68,7 @@ class RdmaCmUdTest
     private RdmaCmId connectUdpA(final int port, final byte[] privateData)
     {
         final RdmaCmId active = fx.cmA.createId(RdmaCmServiceId.PS_UDP);
-        active.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        active.createQp(fx.pdA, udInit(fx.cqA));
         active.connect(CmFabric.address(ADDRESS_B, port), new ConnParam().privateData(privateData));
         return active;
     }
@@ -82,7 +90,7 @@ class RdmaCmUdTest
         final RdmaCmId passive = request.id();
         assertEquals(RdmaCmServiceId.PS_UDP, passive.portSpace());
         assertEquals(CmFabric.address(ADDRESS_A, active.localAddress().getPort()), passive.remoteAddress());
-        passive.createQp(fx.pdB, CmFabric.init(fx.cqB));
+        passive.createQp(fx.pdB, udInit(fx.cqB));
         final MemoryRegion bufB = CmFabric.register(fx.pdB, 256);
         passive.qp().postRecv(new RecvWorkRequest().wrId(1).addSge(bufB, 0, 100 + GRH));
         passive.accept(null);
@@ -137,11 +145,11 @@ class RdmaCmUdTest
     {
         final RdmaCmId listener = fx.cmB.createId(RdmaCmServiceId.PS_UDP).listen(new InetSocketAddress("::", PORT), 8);
         final RdmaCmId active = fx.cmA.createId(RdmaCmServiceId.PS_UDP);
-        active.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        active.createQp(fx.pdA, udInit(fx.cqA));
         active.connect(CmFabric.linkLocal(ADDRESS_B, PORT), new ConnParam());
         final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
         assertEquals(CmFabric.linkLocal(ADDRESS_A, active.localAddress().getPort()), request.id().remoteAddress());
-        request.id().createQp(fx.pdB, CmFabric.init(fx.cqB));
+        request.id().createQp(fx.pdB, udInit(fx.cqB));
         request.id().accept(null);
         final UdParam ud = fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS).ud();
         assertEquals(request.id().qp().qpNum(), ud.qpNum());
@@ -191,7 +199,7 @@ class RdmaCmUdTest
         try
         {
             final RdmaCmId active = lonely.cmA.createId(RdmaCmServiceId.PS_UDP);
-            active.createQp(lonely.pdA, CmFabric.init(lonely.cqA));
+            active.createQp(lonely.pdA, udInit(lonely.cqA));
             active.connect(CmFabric.address(ADDRESS_B, PORT), new ConnParam());
             final RdmaCmEvent event = lonely.cmA.expect(active, RdmaCmEventType.UNREACHABLE, WAIT_NS);
             assertEquals(RdmaCmEvent.ETIMEDOUT, event.status());
@@ -213,7 +221,7 @@ class RdmaCmUdTest
         assertThrows(IllegalArgumentException.class,
             () -> ud.createQp(fx.pdA, CmFabric.init(fx.cqA).qpType(QpType.RC)));
         assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId(RdmaCmServiceId.PS_IPOIB));
-        ud.createQp(fx.pdA, CmFabric.init(fx.cqA));
+        ud.createQp(fx.pdA, udInit(fx.cqA));
         assertThrows(IllegalArgumentException.class, () -> ud.connect(CmFabric.address(ADDRESS_B, PORT),
             new ConnParam().privateData(new byte[ConnParam.MAX_UD_CONNECT_PRIVATE_DATA + 1])));
     }
