@@ -107,7 +107,7 @@ class RdmaCmUdTest
         assertEquals(136, established.privateData().length, "the SIDR_REP's private data");
 
         // A -> B: SEND with immediate = A's QPN, as udaddy's post_sends.
-        final MemoryRegion bufA = CmFabric.register(fx.pdA, 256);
+        final MemoryRegion bufA = CmFabric.register(fx.pdA, 512);
         final AddressHandle ahA = fx.pdA.createAh(ud.ahAttr());
         active.qp().postRecv(new RecvWorkRequest().wrId(3).addSge(bufA, 128, 100 + GRH));
         active.qp().postSend(new SendWorkRequest().wrId(2).opcode(WrOpcode.SEND_WITH_IMM)
