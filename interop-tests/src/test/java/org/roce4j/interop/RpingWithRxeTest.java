@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -400,43 +399,9 @@ class RpingWithRxeTest
         return sb.substring(0, size - 1);
     }
 
-    /**
-     * Every RoCE frame recorded must carry a good ICRC; returns the CM MADs by attribute (both directions).
-     */
     private static Map<CmAttribute, Integer> verifyPcap(final String name, final String context) throws IOException
     {
-        final Map<CmAttribute, Integer> counts = new EnumMap<>(CmAttribute.class);
-        for (final CmAttribute attribute : CmAttribute.values())
-        {
-            counts.put(attribute, 0);
-        }
-        final RoceFrameParser parser = new RoceFrameParser();
-        final MadHeader mad = new MadHeader();
-        long roce = 0;
-        try (PcapReader reader = PcapReader.open(PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap")))
-        {
-            while (reader.next())
-            {
-                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
-                if (status.isNotRoce() || FrameStatus.TRUNCATED_ETHERNET == status)
-                {
-                    continue;
-                }
-                roce++;
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap\n" + context);
-                if (Opcode.UD_SEND_ONLY == parser.opcode() && 1 == parser.bth().destQp())
-                {
-                    final CmAttribute attribute = CmAttribute.of(mad.wrap(parser.buffer(), parser.payloadOffset())
-                        .attributeId());
-                    if (null != attribute)
-                    {
-                        counts.merge(attribute, 1, Integer::sum);
-                    }
-                }
-            }
-        }
-        assertTrue(roce > 0, "no RoCE frames recorded\n" + context);
-        return counts;
+        return CmCaptures.verify(name, context);
     }
 
     /** The MADs of one attribute in a recording, sent by rxe (fromRxe) or by roce4j. */
@@ -447,7 +412,7 @@ class RpingWithRxeTest
         final List<byte[]> out = new ArrayList<>();
         final RoceFrameParser parser = new RoceFrameParser();
         final MadHeader mad = new MadHeader();
-        try (PcapReader reader = PcapReader.open(PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap")))
+        try (PcapReader reader = PcapReader.open(CmCaptures.pcap(name)))
         {
             while (reader.next())
             {
@@ -470,15 +435,6 @@ class RpingWithRxeTest
 
     private static void report(final String name, final long startNs, final Map<CmAttribute, Integer> cm)
     {
-        final StringBuilder mads = new StringBuilder();
-        cm.forEach((attribute, n) ->
-        {
-            if (n > 0)
-            {
-                mads.append(' ').append(attribute.shortName()).append('=').append(n);
-            }
-        });
-        System.out.println("[rping-interop] " + name + ": " + (System.nanoTime() - startNs) / 1_000_000 + " ms," +
-            mads);
+        CmCaptures.report("rping-interop", name, startNs, cm);
     }
 }

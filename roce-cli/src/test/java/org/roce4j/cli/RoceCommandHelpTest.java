@@ -18,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RoceCommandHelpTest
 {
-    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "incast",
-        "devinfo",
+    private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "udaddy",
+        "incast", "devinfo",
         "gids", "conform");
 
     @Test
@@ -49,7 +49,7 @@ class RoceCommandHelpTest
     {
         final String[] forms = LinkSpecs.FORMS.split(" \\| ");
         assertEquals(4, forms.length);
-        for (final String name : List.of("pingpong", "perf", "rping", "devinfo"))
+        for (final String name : List.of("pingpong", "perf", "rping", "udaddy", "devinfo"))
         {
             final Cli.Result result = Cli.run(name, "--help");
             assertEquals(0, result.exitCode(), name);

@@ -47,6 +47,8 @@ public final class CmConnection
     long deadlineNs;
     byte[] privateData = new byte[0];
     int rejectReason;
+    int remoteQkey;
+    int sidrStatus;
     byte[] lastSent;
     byte[] lastAnswer;
     boolean answerIsMra;
@@ -347,6 +349,22 @@ public final class CmConnection
     {
         this.handler = handler;
         return this;
+    }
+
+    /**
+     * @return the Q_Key of a SIDR_REP received (UD client), else 0.
+     */
+    public int remoteQkey()
+    {
+        return remoteQkey;
+    }
+
+    /**
+     * @return the status of a SIDR_REP received (UD client; {@code CmSidrRepMessage.STATUS_*}), else 0.
+     */
+    public int sidrStatus()
+    {
+        return sidrStatus;
     }
 
     /**

@@ -23,7 +23,7 @@ public enum CmCounter
     DROP_BAD_CLASS_VERSION,
     /** CM MADs whose method is not Send (0x03); the CM class uses no other (IBA 12.6). */
     DROP_BAD_METHOD,
-    /** CM MADs of an attribute this CM does not implement (ClassPortInfo, LAP, APR, SIDR). */
+    /** CM MADs of an attribute this CM does not implement (ClassPortInfo, LAP, APR). */
     DROP_UNSUPPORTED_ATTRIBUTE,
     /** Responses (REP, RTU, MRA, REJ, DREP) that match no connection by their communication IDs. */
     DROP_UNMATCHED,
@@ -51,6 +51,18 @@ public enum CmCounter
     MRA_RECEIVED,
     /** DREPs sent for a DREQ that matches no connection (cm_issue_drep). */
     DREP_FOR_UNKNOWN_DREQ,
+    /** SIDR_REQs sent (first transmissions; retries count in RETRANSMISSIONS). */
+    SIDR_REQ_SENT,
+    /** SIDR_REQs received (duplicates of one still being answered count in DUPLICATES instead). */
+    SIDR_REQ_RECEIVED,
+    /** SIDR_REPs sent, any status. */
+    SIDR_REP_SENT,
+    /** SIDR_REPs sent with status 1, IB_SIDR_UNSUPPORTED: nobody listens on the service ID (cm.c). */
+    SIDR_REP_UNSUPPORTED,
+    /** SIDR_REPs sent with status 2, IB_SIDR_REJECT: the service refused (rdma_reject, a bad rdma_cm header). */
+    SIDR_REP_REJECT,
+    /** SIDR_REPs received that answered one of our SIDR_REQs, any status. */
+    SIDR_REP_RECEIVED,
     /** Connections that reached ESTABLISHED. */
     ESTABLISHED,
     /** Connections that entered TimeWait. */

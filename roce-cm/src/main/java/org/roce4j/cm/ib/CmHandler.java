@@ -42,7 +42,8 @@ public interface CmHandler
      * unreachable); after DREQ it is in TimeWait.
      *
      * @param connection the connection.
-     * @param state      the state that timed out: REQ_SENT / MRA_REQ_RCVD, REP_SENT / MRA_REP_RCVD, or DREQ_SENT.
+     * @param state      the state that timed out: REQ_SENT / MRA_REQ_RCVD, REP_SENT / MRA_REP_RCVD, DREQ_SENT, or
+     *                   SIDR_REQ_SENT (the connection is then IDLE: no SIDR_REP came).
      */
     default void onTimeout(final CmConnection connection, final CmState state)
     {
@@ -82,6 +83,19 @@ public interface CmHandler
      * @param connection the connection.
      */
     default void onMra(final CmConnection connection)
+    {
+    }
+
+    /**
+     * UD client: the SIDR_REP answering our SIDR_REQ arrived; the connection is IDLE and forgotten by the CM (a SIDR
+     * exchange leaves no state behind, as in cm.c). A timeout comes as {@link #onTimeout} with
+     * {@link CmState#SIDR_REQ_SENT}.
+     *
+     * @param connection the connection; {@link CmConnection#sidrStatus()}, {@link CmConnection#remoteQpn()},
+     *                   {@link CmConnection#remoteQkey()} and {@link CmConnection#privateData()} hold the SIDR_REP's
+     *                   fields.
+     */
+    default void onSidrReply(final CmConnection connection)
     {
     }
 }

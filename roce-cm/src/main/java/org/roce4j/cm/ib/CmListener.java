@@ -13,10 +13,13 @@ public interface CmListener
 
     /**
      * A new REQ (not a duplicate) for this listener's service ID; the connection is in {@link CmState#REQ_RCVD}.
-     * Set its handler with {@link CmConnection#handler(CmHandler)} to keep it.
+     * Or a new SIDR_REQ; the connection is in {@link CmState#SIDR_REQ_RCVD} and has no path, only the sender's
+     * address ({@link CmConnection#peer()}), the service ID and the private data. Set its handler with
+     * {@link CmConnection#handler(CmHandler)} to keep it.
      *
-     * @param connection the new connection, filled from the REQ.
-     * @return {@link #PENDING}, {@link #DROP}, or a REJ reason code (enum ib_cm_rej_reason) to reject it at once.
+     * @param connection the new connection, filled from the REQ or SIDR_REQ.
+     * @return {@link #PENDING}, {@link #DROP}, or a code to refuse it at once: a REJ reason (enum ib_cm_rej_reason)
+     *     for a REQ, a SIDR_REP status (enum ib_cm_sidr_status) for a SIDR_REQ.
      */
     int onRequest(CmConnection connection);
 }

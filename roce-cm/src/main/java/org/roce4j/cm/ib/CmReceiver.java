@@ -37,6 +37,7 @@ final class CmReceiver
     private final CmTable table;
     private final CmSender sender;
     private final CmTimers timers;
+    private final CmSidr sidr;
     private final UnsafeBuffer rxCopy = new UnsafeBuffer(new byte[CmSender.MAD_LENGTH]);
     private final MadHeader rxMad = new MadHeader();
     private final CmReqMessage req = new CmReqMessage();
@@ -55,6 +56,7 @@ final class CmReceiver
      * @param table     the connections and listeners.
      * @param sender    sends answers.
      * @param timers    arms timers and TimeWait.
+     * @param sidr      handles SIDR_REQ and SIDR_REP.
      */
     CmReceiver(
         final IbCm cm,
@@ -63,7 +65,8 @@ final class CmReceiver
         final CmCounters counters,
         final CmTable table,
         final CmSender sender,
-        final CmTimers timers)
+        final CmTimers timers,
+        final CmSidr sidr)
     {
         this.cm = cm;
         this.config = config;
@@ -72,6 +75,7 @@ final class CmReceiver
         this.table = table;
         this.sender = sender;
         this.timers = timers;
+        this.sidr = sidr;
     }
 
     /**
@@ -141,6 +145,12 @@ final class CmReceiver
                 break;
             case DISCONNECT_REPLY:
                 onDrep();
+                break;
+            case SERVICE_ID_RES_REQ:
+                sidr.onRequest(rxCopy, from, mad.transactionId());
+                break;
+            case SERVICE_ID_RES_REQ_RESP:
+                sidr.onReply(rxCopy);
                 break;
             default:
                 counters.increment(CmCounter.DROP_UNSUPPORTED_ATTRIBUTE);

@@ -14,6 +14,8 @@ import org.roce4j.wire.mad.CmRejectReason;
 import org.roce4j.wire.mad.CmRepMessage;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRtuMessage;
+import org.roce4j.wire.mad.CmSidrRepMessage;
+import org.roce4j.wire.mad.CmSidrReqMessage;
 import org.roce4j.wire.mad.MadHeader;
 
 /**
@@ -47,6 +49,8 @@ final class CmSender
     private final CmMraMessage mra = new CmMraMessage();
     private final CmDreqMessage dreq = new CmDreqMessage();
     private final CmDrepMessage drep = new CmDrepMessage();
+    private final CmSidrReqMessage sidrReq = new CmSidrReqMessage();
+    private final CmSidrRepMessage sidrRep = new CmSidrRepMessage();
 
     /**
      * @param port        sends MADs.
@@ -284,6 +288,55 @@ final class CmSender
             rej.ariLength(GID_ARI_LENGTH);
         }
         counters.increment(CmCounter.REJ_SENT);
+        send(to);
+    }
+
+    /**
+     * Build the SIDR_REQ of a UD client (cm.c ib_send_cm_sidr_req, cm_format_sidr_req) and keep it in
+     * {@code CmConnection.lastSent}: Request ID = our comm ID, the default P_Key 0xFFFF of a RoCE path, the service
+     * ID. The caller arms the retransmit timer and then calls {@link #send}.
+     *
+     * @param c           the connection, comm ID, TID and service ID set.
+     * @param privateData at most 216 bytes, or null.
+     */
+    void buildSidrReq(final CmConnection c, final byte[] privateData)
+    {
+        txMad.wrap(tx, 0).cm(CmAttribute.SERVICE_ID_RES_REQ, c.tid);
+        sidrReq.wrapMad(tx, 0).clear();
+        sidrReq.requestId(c.localCommId).pkey(0xFFFF).serviceId(c.serviceId);
+        putPrivateData(sidrReq, privateData);
+        c.lastSent = snapshot();
+    }
+
+    /**
+     * Send a SIDR_REP (cm.c ib_send_cm_sidr_rep, cm_format_sidr_rep): the SIDR_REQ's TID and Request ID, the status,
+     * and with {@link CmSidrRepMessage#STATUS_SUCCESS} the QPN and Q_Key that serve the service ID.
+     *
+     * @param to          the sender of the SIDR_REQ.
+     * @param tid         the SIDR_REQ's TID.
+     * @param requestId   the SIDR_REQ's Request ID.
+     * @param serviceId   the SIDR_REQ's service ID.
+     * @param status      enum ib_cm_sidr_status.
+     * @param qpn         the serving UD QP (0 unless SUCCESS).
+     * @param qkey        its Q_Key (0 unless SUCCESS).
+     * @param privateData at most 136 bytes, or null.
+     */
+    void sendSidrRep(final MadAddress to, final long tid, final int requestId, final long serviceId,
+        final int status, final int qpn, final int qkey, final byte[] privateData)
+    {
+        txMad.wrap(tx, 0).cm(CmAttribute.SERVICE_ID_RES_REQ_RESP, tid);
+        sidrRep.wrapMad(tx, 0).clear();
+        sidrRep.requestId(requestId).status(status).qpn(qpn).serviceId(serviceId).qkey(qkey);
+        putPrivateData(sidrRep, privateData);
+        counters.increment(CmCounter.SIDR_REP_SENT);
+        if (CmSidrRepMessage.STATUS_UNSUPPORTED == status)
+        {
+            counters.increment(CmCounter.SIDR_REP_UNSUPPORTED);
+        }
+        else if (CmSidrRepMessage.STATUS_REJECT == status)
+        {
+            counters.increment(CmCounter.SIDR_REP_REJECT);
+        }
         send(to);
     }
 

@@ -29,7 +29,11 @@ public enum CmState
     /** DREQ received; the DREP goes out once the QP is in the error state. */
     DREQ_RCVD,
     /** Disconnected; old packets of the connection may still be in the network (IBA 12.9.7.4). */
-    TIMEWAIT;
+    TIMEWAIT,
+    /** UD client: SIDR_REQ sent, waiting for the SIDR_REP (IBA 12.11.1; IB_CM_SIDR_REQ_SENT). */
+    SIDR_REQ_SENT,
+    /** UD service: SIDR_REQ received, waiting for the owner to answer it (IB_CM_SIDR_REQ_RCVD). */
+    SIDR_REQ_RCVD;
 
     /**
      * @return true while the connection owns communication IDs on the wire (not IDLE).

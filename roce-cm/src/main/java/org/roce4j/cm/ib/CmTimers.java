@@ -6,9 +6,9 @@ import org.agrona.concurrent.NanoClock;
 
 /**
  * The {@link IbCm}'s timers (cm.c's MAD send timeouts and cm_work timewait): arms the retransmit timer of REQ,
- * REP and DREQ, holds ended connections in TimeWait, and on expiry retransmits, gives up, or leaves TimeWait.
- * Each connection has one deadline ({@code CmConnection.deadlineNs}, Long.MAX_VALUE when none); time comes from
- * the injected clock. Same thread as the CM.
+ * REP, DREQ and SIDR_REQ, holds ended connections in TimeWait, and on expiry retransmits, gives up, or leaves
+ * TimeWait. Each connection has one deadline ({@code CmConnection.deadlineNs}, Long.MAX_VALUE when none); time
+ * comes from the injected clock. Same thread as the CM.
  */
 final class CmTimers
 {
@@ -119,6 +119,7 @@ final class CmTimers
             case REP_SENT:
             case MRA_REP_RCVD:
             case DREQ_SENT:
+            case SIDR_REQ_SENT:
                 if (c.retriesLeft > 0)
                 {
                     c.retriesLeft--;

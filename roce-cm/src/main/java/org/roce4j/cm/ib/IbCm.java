@@ -19,6 +19,9 @@ import org.roce4j.wire.mad.CmRejectReason;
  * rejects a REQ that reuses a QP still in TimeWait with STALE_CONN. A REQ for a service ID nobody listens on gets
  * REJ reason 8 (INVALID_SERVICE_ID) at once, exactly as rxe's kernel answers it in the golden capture.
  *
+ * <p>It also resolves service IDs for UD (SIDR_REQ / SIDR_REP, IBA 12.11: {@link #sidrRequest}, {@link #sidrReply},
+ * {@link CmSidr}); a SIDR_REQ for a service ID nobody listens on gets status IB_SIDR_UNSUPPORTED.
+ *
  * <p>It moves no QP itself: the owner of a connection (rdma_cm) does that from its {@link CmHandler} callbacks, in
  * the order rdma_cm does (the passive QP reaches RTS before the REP, the active QP before the RTU, both go to the
  * error state before a DREQ or DREP).
@@ -52,6 +55,7 @@ public final class IbCm
     private final CmSender sender;
     private final CmTimers timers;
     private final CmReceiver receiver;
+    private final CmSidr sidr;
 
     /**
      * @param port        sends MADs.
@@ -77,7 +81,8 @@ public final class IbCm
         this.table = new CmTable(ids, counters);
         this.sender = new CmSender(port, config, localCaGuid, counters);
         this.timers = new CmTimers(clock, counters, table, sender);
-        this.receiver = new CmReceiver(this, config, localGids, counters, table, sender, timers);
+        this.sidr = new CmSidr(counters, table, sender, timers);
+        this.receiver = new CmReceiver(this, config, localGids, counters, table, sender, timers, sidr);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -146,6 +151,53 @@ public final class IbCm
         timers.armRetransmit(c, c.maxCmRetries, c.timeoutNs);
         sender.send(c.peer);
         return c;
+    }
+
+    /**
+     * UD client: resolve a service ID (ib_send_cm_sidr_req): send a SIDR_REQ, retried every CM response timeout
+     * (4096 ms by default) up to the max CM retries of the {@link CmConfig}, as cma.c asks. The handler hears
+     * {@link CmHandler#onSidrReply} or {@link CmHandler#onTimeout} with {@link CmState#SIDR_REQ_SENT}.
+     *
+     * @param serviceId   the service ID asked about.
+     * @param privateData at most 216 bytes (rdma_cm: its 36-byte header and the application's data), or null.
+     * @param handler     the connection's events.
+     * @param peer        where the service's CM is.
+     * @return the connection, in SIDR_REQ_SENT.
+     */
+    public CmConnection sidrRequest(final long serviceId, final byte[] privateData, final CmHandler handler,
+        final MadAddress peer)
+    {
+        final CmConnection c = new CmConnection(true);
+        c.handler = handler;
+        c.peer = peer;
+        c.localCommId = table.newCommId();
+        c.tid = sender.formTid(c.localCommId);
+        c.serviceId = serviceId;
+        c.remoteGidHigh = peer.gidHigh();
+        c.remoteGidLow = peer.gidLow();
+        // cma.c cma_resolve_ib_udp: timeout_ms = 1 << (CMA_CM_RESPONSE_TIMEOUT - 8), the CM response timeout alone
+        // (a REQ adds twice the packet lifetime), and CMA_MAX_CM_RETRIES retries.
+        c.timeoutNs = CmConfig.timeoutMs(config.cmResponseTimeout()) * 1_000_000L;
+        c.maxCmRetries = config.maxCmRetries();
+        sidr.request(c, privateData);
+        return c;
+    }
+
+    /**
+     * UD service: answer a SIDR_REQ (ib_send_cm_sidr_rep). The connection is forgotten afterwards.
+     *
+     * @param c           a connection in SIDR_REQ_RCVD (from {@link CmListener#onRequest}).
+     * @param status      enum ib_cm_sidr_status ({@code CmSidrRepMessage.STATUS_*}).
+     * @param qpn         the UD QP serving the service ID (with STATUS_SUCCESS).
+     * @param qkey        its Q_Key (with STATUS_SUCCESS).
+     * @param privateData at most 136 bytes, or null.
+     * @throws IllegalStateException in another state.
+     */
+    public void sidrReply(final CmConnection c, final int status, final int qpn, final int qkey,
+        final byte[] privateData)
+    {
+        requireState(c, "send a SIDR_REP", CmState.SIDR_REQ_RCVD);
+        sidr.reply(c, status, qpn, qkey, privateData);
     }
 
     /**
@@ -255,7 +307,8 @@ public final class IbCm
      * Drop a connection (ib_destroy_cm_id), telling the peer what the kernel tells it: a REQ still unanswered gets
      * REJ TIMEOUT with our CA GUID as ARI (as rping killed during its connect does in the golden capture), a
      * connection being set up gets REJ CONSUMER_DEFINED, an established one a DREQ (sent once), a received DREQ its
-     * DREP. The connection stays in TimeWait (silently) where the protocol wants it; no more callbacks.
+     * DREP, a SIDR_REQ not yet answered IB_SIDR_REJECT (a SIDR_REQ of ours is forgotten silently). The connection
+     * stays in TimeWait (silently) where the protocol wants it; no more callbacks.
      *
      * @param c the connection.
      */
@@ -288,6 +341,10 @@ public final class IbCm
                 answerDreq(c);
                 break;
             case TIMEWAIT:
+                break;
+            case SIDR_REQ_SENT:
+            case SIDR_REQ_RCVD:
+                sidr.destroy(c);
                 break;
             default:
                 table.forget(c);

@@ -8,6 +8,10 @@ public final class ConnParam
 {
     /** Most bytes of user private data in a connect (92 in the REQ minus rdma_cm's 36-byte header). */
     public static final int MAX_CONNECT_PRIVATE_DATA = 56;
+    /** Most bytes of user private data in a UD connect (216 in the SIDR_REQ minus rdma_cm's 36-byte header). */
+    public static final int MAX_UD_CONNECT_PRIVATE_DATA = 180;
+    /** Most bytes of private data in a UD accept (SIDR_REP). */
+    public static final int MAX_UD_ACCEPT_PRIVATE_DATA = 136;
     /** Most bytes of private data in an accept (REP). */
     public static final int MAX_ACCEPT_PRIVATE_DATA = 196;
     /** Most bytes of private data in a reject (REJ). */

@@ -18,6 +18,7 @@ import org.roce4j.cm.ib.CmConfig;
 import org.roce4j.cm.ib.CmConnection;
 import org.roce4j.cm.ib.CmCounters;
 import org.roce4j.cm.ib.CmHandler;
+import org.roce4j.cm.ib.CmState;
 import org.roce4j.cm.ib.GsiPort;
 import org.roce4j.cm.ib.IbCm;
 import org.roce4j.transport.provider.CommandQueue;
@@ -26,6 +27,8 @@ import org.roce4j.verbs.ProgressTask;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.ThreadingMode;
 import org.roce4j.wire.mad.CmRejectReason;
+import org.roce4j.wire.mad.CmSidrRepMessage;
+import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
  * rdma_cm for one roce4j device (an rdma_event_channel with the kernel's rdma_cm and ib_cm behind it): owns QP1
@@ -54,6 +57,10 @@ import org.roce4j.wire.mad.CmRejectReason;
  * destination matches no listener's address, or whose transport is not RC is rejected with reason 28
  * (CONSUMER_DEFINED), as the kernel does when rdma_cm refuses a request; one with no listener on its port gets
  * reason 8 from the IB CM; one whose path MTU exceeds this device's active MTU gets reason 26 (INVALID_MTU).
+ *
+ * <p>Identifiers of the UDP port space ({@link #createId(int)} with {@code RdmaCmServiceId.PS_UDP}) resolve a UD peer
+ * with SIDR_REQ / SIDR_REP instead (service ID {@code 0x0000000001110000 | port}, the same rdma_cm header); see
+ * {@link RdmaCmId}.
  *
  * <p>Threading: on a DEDICATED device the CM runs on its own agent thread ({@code roce-cm}, backing off to 1 ms
  * parks when idle), like the kernel's CM work queue, so it answers MADs whatever the application does; API calls
@@ -96,7 +103,8 @@ public final class RdmaCm implements AutoCloseable
         this.cm = new IbCm(gsi, options.cmConfig(), device.clock(), options.ids(), RdmaCmAddresses.caGuid(device),
             (high, low) -> RdmaCmAddresses.isLocalGid(device, high, low), counters);
         this.connector = new RdmaCmConnector(this, cm, device, options, addresses);
-        this.listeners = new RdmaCmListeners(cm, connector::onRequest, addresses, device.name());
+        this.listeners = new RdmaCmListeners(cm, connector::onRequest, connector::onSidrRequest, addresses,
+            device.name());
         if (ThreadingMode.INVOKER == device.threadingMode())
         {
             this.group = device.progressGroup();
@@ -165,7 +173,25 @@ public final class RdmaCm implements AutoCloseable
      */
     public RdmaCmId createId()
     {
-        return call(() -> newId(null));
+        return createId(RdmaCmServiceId.PS_TCP);
+    }
+
+    /**
+     * A new identifier in a port space (rdma_create_id): RDMA_PS_TCP for RC connections, RDMA_PS_UDP for UD
+     * (service ID resolution, SIDR; see {@link RdmaCmId}).
+     *
+     * @param portSpace {@link RdmaCmServiceId#PS_TCP} (0x0106) or {@link RdmaCmServiceId#PS_UDP} (0x0111).
+     * @return the identifier.
+     * @throws IllegalArgumentException for another port space (RDMA_PS_IPOIB and RDMA_PS_IB are not supported).
+     */
+    public RdmaCmId createId(final int portSpace)
+    {
+        if (RdmaCmServiceId.PS_TCP != portSpace && RdmaCmServiceId.PS_UDP != portSpace)
+        {
+            throw new IllegalArgumentException("port space 0x" + Integer.toHexString(portSpace) + " is not " +
+                "supported: RDMA_PS_TCP (0x106) and RDMA_PS_UDP (0x111) are");
+        }
+        return call(() -> newId(null, portSpace));
     }
 
     /**
@@ -398,9 +424,9 @@ public final class RdmaCm implements AutoCloseable
         return commands.call(null == runner || Thread.currentThread() == cmThread, command);
     }
 
-    RdmaCmId newId(final RdmaCmId parent)
+    RdmaCmId newId(final RdmaCmId parent, final int portSpace)
     {
-        final RdmaCmId id = new RdmaCmId(this, nextNumber++, parent);
+        final RdmaCmId id = new RdmaCmId(this, nextNumber++, parent, portSpace);
         ids.add(id);
         return id;
     }
@@ -439,9 +465,9 @@ public final class RdmaCm implements AutoCloseable
         }
     }
 
-    RdmaCmId findListener(final int port, final InetAddress destination)
+    RdmaCmId findListener(final int portSpace, final int port, final InetAddress destination)
     {
-        return listeners.find(port, destination);
+        return listeners.find(portSpace, port, destination);
     }
 
     CmConnection connect(final RdmaCmId id, final InetSocketAddress destination, final ConnParam param,
@@ -457,6 +483,12 @@ public final class RdmaCm implements AutoCloseable
 
     void reject(final CmConnection c, final byte[] privateData)
     {
+        if (CmState.SIDR_REQ_RCVD == c.state())
+        {
+            // cma.c rdma_reject for UD: cma_send_sidr_rep(IB_SIDR_REJECT) with the private data.
+            cm.sidrReply(c, CmSidrRepMessage.STATUS_REJECT, 0, 0, privateData);
+            return;
+        }
         cm.reject(c, CmRejectReason.CONSUMER_DEFINED.code(), privateData);
     }
 

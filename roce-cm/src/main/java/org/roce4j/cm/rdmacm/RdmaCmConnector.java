@@ -12,8 +12,10 @@ import org.roce4j.cm.ib.CmHandler;
 import org.roce4j.cm.ib.CmListener;
 import org.roce4j.cm.ib.CmReplyParams;
 import org.roce4j.cm.ib.CmRequestParams;
+import org.roce4j.cm.ib.CmState;
 import org.roce4j.cm.ib.IbCm;
 import org.roce4j.cm.ib.MadAddress;
+import org.roce4j.ib.AhAttributes;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.verbs.DeviceAttributes;
 import org.roce4j.verbs.RdmaDevice;
@@ -21,13 +23,15 @@ import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRejectReason;
+import org.roce4j.wire.mad.CmSidrRepMessage;
 import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
  * {@link RdmaCm}'s translation between rdma_cm and the {@link IbCm} (cma.c cma_ib_req_handler, cma_connect_ib,
- * cma_accept_ib): turns a REQ and its rdma_cm header into a CONNECT_REQUEST event or a rejection, builds the REQ of
- * an active id (source address and port, the rdma_cm header, the RoCE flow label) and the REP of an accepted one.
+ * cma_accept_ib, and for UD cma_resolve_ib_udp and cma_send_sidr_rep): turns a REQ or SIDR_REQ and its rdma_cm
+ * header into a CONNECT_REQUEST event or a refusal, builds the REQ or SIDR_REQ of an active id (source address and
+ * port, the rdma_cm header, the RoCE flow label) and the REP or SIDR_REP of an accepted one.
  * CM thread only.
  */
 final class RdmaCmConnector
@@ -61,29 +65,39 @@ final class RdmaCmConnector
         this.addresses = addresses;
     }
 
+    /** A REQ's or SIDR_REQ's rdma_cm header, read (cma.c cma_save_ip_info). */
+    private record Request(InetAddress source, InetAddress destination, int sourcePort, int port, byte[] user)
+    {
+    }
+
+    /** Where a connect goes: both GIDs and our address (cma.c's route resolution on RoCE). */
+    private record Route(long localHigh, long localLow, long remoteHigh, long remoteLow, InetAddress localIp,
+        boolean v4)
+    {
+    }
+
     /**
-     * The IB CM's listener for every port someone listens on (cma.c cma_ib_req_handler).
+     * The IB CM's listener for every TCP port someone listens on (cma.c cma_ib_req_handler).
      */
     int onRequest(final CmConnection c)
     {
+        if (CmState.SIDR_REQ_RCVD == c.state())
+        {
+            // cma_ib_check_req_qp_type: a SIDR_REQ for a TCP-space listener: rdma_cm refuses, the CM says REJECT.
+            return CmSidrRepMessage.STATUS_REJECT;
+        }
         if (CmReqMessage.TRANSPORT_RC != c.transportType())
         {
             // cma_ib_check_req_qp_type: the listener is RC; rdma_cm refuses, the CM rejects "consumer defined".
             return CmRejectReason.CONSUMER_DEFINED.code();
         }
-        final byte[] data = c.privateData();
-        final CmaHeader header = new CmaHeader().wrap(new UnsafeBuffer(data), 0);
-        final int ipVersion = header.ipVersion();
-        if (CmaHeader.CMA_VERSION != header.version() || (4 != ipVersion && 6 != ipVersion))
+        final Request r = parse(c);
+        if (null == r)
         {
             // cma_save_ip_info: -EINVAL / -EAFNOSUPPORT, so the kernel's CM rejects with CONSUMER_DEFINED.
             return CmRejectReason.CONSUMER_DEFINED.code();
         }
-        final InetAddress source = 4 == ipVersion ? Gid.ofIpv4(header.sourceIpv4()).toInetAddress() :
-            new Gid(header.sourceHigh(), header.sourceLow()).toInetAddress();
-        final InetAddress destination = 4 == ipVersion ? Gid.ofIpv4(header.destinationIpv4()).toInetAddress() :
-            new Gid(header.destinationHigh(), header.destinationLow()).toInetAddress();
-        final RdmaCmId listener = rdmaCm.findListener(RdmaCmServiceId.port(c.serviceId()), destination);
+        final RdmaCmId listener = rdmaCm.findListener(RdmaCmServiceId.PS_TCP, r.port(), r.destination());
         if (null == listener)
         {
             // cma_match_private_data: no listener on this port takes that destination address.
@@ -98,8 +112,6 @@ final class RdmaCmConnector
             // ucma: no backlog left: -ENOMEM, and cm.c drops the REQ without a REJ so the sender retries.
             return CmListener.DROP;
         }
-        final RdmaCmId child = rdmaCm.newId(listener);
-        listener.addPending();
         // cm.c cm_format_req_event: the peer's depths seen from this side (its initiator depth is our responder
         // resources), capped by the device as librdmacm does for rdma_accept(NULL).
         final ConnParam peer = new ConnParam()
@@ -107,16 +119,70 @@ final class RdmaCmConnector
             .initiatorDepth(Math.min(c.remoteResponderResources(), DeviceAttributes.MAX_QP_INIT_RD_ATOM))
             .retryCount(c.retryCount())
             .rnrRetryCount(c.rnrRetryCount());
-        child.asRequest(c, new InetSocketAddress(destination, RdmaCmServiceId.port(c.serviceId())),
-            new InetSocketAddress(source, header.port()), peer);
-        final byte[] user = new byte[data.length - CmaHeader.LENGTH];
-        System.arraycopy(data, CmaHeader.LENGTH, user, 0, user.length);
-        rdmaCm.publish(new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, child, listener, 0, user, peer,
-            "connection request from " + source.getHostAddress() + ":" + header.port() + " to port " +
-            RdmaCmServiceId.port(c.serviceId())));
+        publishRequest(c, listener, r, peer);
         return CmListener.PENDING;
     }
 
+    /**
+     * The IB CM's listener for every UDP port someone listens on (cma.c cma_ib_req_handler for
+     * IB_CM_SIDR_REQ_RECEIVED): a SIDR_REQ becomes a CONNECT_REQUEST; a bad rdma_cm header or an address nobody
+     * listens on gets IB_SIDR_REJECT (cm_destroy_id after the handler failed).
+     */
+    int onSidrRequest(final CmConnection c)
+    {
+        if (CmState.SIDR_REQ_RCVD != c.state())
+        {
+            // A REQ for a UDP-space listener (cma_ib_check_req_qp_type): REJ CONSUMER_DEFINED.
+            return CmRejectReason.CONSUMER_DEFINED.code();
+        }
+        final Request r = parse(c);
+        final RdmaCmId listener = null == r ? null :
+            rdmaCm.findListener(RdmaCmServiceId.PS_UDP, r.port(), r.destination());
+        if (null == listener)
+        {
+            return CmSidrRepMessage.STATUS_REJECT;
+        }
+        if (listener.pendingRequests() >= listener.backlog())
+        {
+            return CmListener.DROP;
+        }
+        publishRequest(c, listener, r, null);
+        return CmListener.PENDING;
+    }
+
+    private static Request parse(final CmConnection c)
+    {
+        final byte[] data = c.privateData();
+        final CmaHeader header = new CmaHeader().wrap(new UnsafeBuffer(data), 0);
+        final int ipVersion = header.ipVersion();
+        if (CmaHeader.CMA_VERSION != header.version() || (4 != ipVersion && 6 != ipVersion))
+        {
+            return null;
+        }
+        final InetAddress source = 4 == ipVersion ? Gid.ofIpv4(header.sourceIpv4()).toInetAddress() :
+            new Gid(header.sourceHigh(), header.sourceLow()).toInetAddress();
+        final InetAddress destination = 4 == ipVersion ? Gid.ofIpv4(header.destinationIpv4()).toInetAddress() :
+            new Gid(header.destinationHigh(), header.destinationLow()).toInetAddress();
+        final byte[] user = new byte[data.length - CmaHeader.LENGTH];
+        System.arraycopy(data, CmaHeader.LENGTH, user, 0, user.length);
+        return new Request(source, destination, header.port(), RdmaCmServiceId.port(c.serviceId()), user);
+    }
+
+    private void publishRequest(final CmConnection c, final RdmaCmId listener, final Request r, final ConnParam peer)
+    {
+        final RdmaCmId child = rdmaCm.newId(listener, listener.portSpace());
+        listener.addPending();
+        child.asRequest(c, new InetSocketAddress(r.destination(), r.port()),
+            new InetSocketAddress(r.source(), r.sourcePort()), peer);
+        rdmaCm.publish(new RdmaCmEvent(RdmaCmEventType.CONNECT_REQUEST, child, listener, 0, r.user(), peer,
+            (null == peer ? "UD service request from " : "connection request from ") +
+            r.source().getHostAddress() + ":" + r.sourcePort() + " to port " + r.port()));
+    }
+
+    /**
+     * Connect an active id: a REQ (TCP port space) or a SIDR_REQ (UDP), with rdma_cm's header before the user's
+     * private data.
+     */
     CmConnection connect(final RdmaCmId id, final InetSocketAddress destination, final ConnParam param,
         final CmHandler handler)
     {
@@ -125,75 +191,80 @@ final class RdmaCmConnector
         {
             throw new IllegalArgumentException("unresolved destination " + destination);
         }
-        final boolean v4 = ip instanceof Inet4Address;
-        final long remoteHigh;
-        final long remoteLow;
-        final long localHigh;
-        final long localLow;
-        final InetAddress localIp;
-        if (v4)
-        {
-            remoteHigh = 0;
-            remoteLow = Gid.ipv4MappedLow(RdmaCmAddresses.ipv4Of(ip));
-            localHigh = 0;
-            localLow = linkAddress.ipv4MappedLow();
-            localIp = Gid.ofIpv4(linkAddress.ipv4()).toInetAddress();
-        }
-        else
-        {
-            final Gid remote = Gid.of(ip);
-            remoteHigh = remote.high();
-            remoteLow = remote.low();
-            // The kernel's source address selection: a link-local peer from our link-local GID, any other from
-            // our first global IPv6 address (RFC 6724 rule 2, matching scope).
-            final Gid local = Gid.isLinkLocal(remoteHigh) ? linkAddress.linkLocal() : addresses.firstGlobalIpv6();
-            if (null == local)
-            {
-                throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device has no " +
-                    "global IPv6 address (" + addresses.describe() + "), so it reaches link-local fe80:: peers only");
-            }
-            localHigh = local.high();
-            localLow = local.low();
-            localIp = local.toInetAddress();
-        }
-        if (addresses.isOurs(ip))
-        {
-            throw new IllegalArgumentException("cannot connect to " + ip.getHostAddress() + ": it is this device's " +
-                "own address (loopback through one device is not supported)");
-        }
+        final Route route = route(ip);
         final int sourcePort = allocatePort();
         final int dport = destination.getPort();
         final byte[] privateData = new byte[CmaHeader.LENGTH + param.privateData().length];
         final CmaHeader header = new CmaHeader().wrap(new UnsafeBuffer(privateData), 0);
-        if (v4)
+        if (route.v4())
         {
             header.ipv4(sourcePort, linkAddress.ipv4(), RdmaCmAddresses.ipv4Of(ip));
         }
         else
         {
-            header.ipv6(sourcePort, localHigh, localLow, remoteHigh, remoteLow);
+            header.ipv6(sourcePort, route.localHigh(), route.localLow(), route.remoteHigh(), route.remoteLow());
         }
         System.arraycopy(param.privateData(), 0, privateData, CmaHeader.LENGTH, param.privateData().length);
-        final CmRequestParams request = new CmRequestParams()
-            .serviceId(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, dport))
-            .localQpn(id.qp().qpNum())
-            .startingPsn(options.ids().nextPsn())
-            .pathMtu(device.activeMtu().verbsValue())
-            .responderResources(Math.min(param.responderResources(), DeviceAttributes.MAX_QP_RD_ATOM))
-            .initiatorDepth(Math.min(param.initiatorDepth(), DeviceAttributes.MAX_QP_INIT_RD_ATOM))
-            .retryCount(param.retryCount())
-            .rnrRetryCount(param.rnrRetryCount())
-            .localGid(localHigh, localLow)
-            .remoteGid(remoteHigh, remoteLow)
-            .flowLabel(roceFlowLabel(sourcePort, dport))
-            .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
-            .trafficClass(Math.max(0, id.tos()))
-            .privateData(privateData);
-        id.addresses(new InetSocketAddress(localIp, sourcePort), destination);
-        final CmConnection c = cm.connect(request, handler, new MadAddress(remoteHigh, remoteLow,
-            BthHeader.GSI_QPN));
+        id.addresses(new InetSocketAddress(route.localIp(), sourcePort), destination);
+        final MadAddress peer = new MadAddress(route.remoteHigh(), route.remoteLow(), BthHeader.GSI_QPN);
+        final CmConnection c;
+        if (id.isUd())
+        {
+            // cma.c cma_resolve_ib_udp; the event's ah_attr comes from the route (ib_init_ah_attr_from_path).
+            id.udAddress(new AhAttributes().dgid(route.remoteHigh(), route.remoteLow())
+                .sgidIndex(device.gidIndexOf(new Gid(route.localHigh(), route.localLow())))
+                .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
+                .trafficClass(Math.max(0, id.tos()))
+                .flowLabel(roceFlowLabel(sourcePort, dport))
+                .portNum(1));
+            c = cm.sidrRequest(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_UDP, dport), privateData, handler,
+                peer);
+        }
+        else
+        {
+            final CmRequestParams request = new CmRequestParams()
+                .serviceId(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, dport))
+                .localQpn(id.qp().qpNum())
+                .startingPsn(options.ids().nextPsn())
+                .pathMtu(device.activeMtu().verbsValue())
+                .responderResources(Math.min(param.responderResources(), DeviceAttributes.MAX_QP_RD_ATOM))
+                .initiatorDepth(Math.min(param.initiatorDepth(), DeviceAttributes.MAX_QP_INIT_RD_ATOM))
+                .retryCount(param.retryCount())
+                .rnrRetryCount(param.rnrRetryCount())
+                .localGid(route.localHigh(), route.localLow())
+                .remoteGid(route.remoteHigh(), route.remoteLow())
+                .flowLabel(roceFlowLabel(sourcePort, dport))
+                .hopLimit(CmRequestParams.DEFAULT_HOP_LIMIT)
+                .trafficClass(Math.max(0, id.tos()))
+                .privateData(privateData);
+            c = cm.connect(request, handler, peer);
+        }
         c.context(id);
         return c;
+    }
+
+    private Route route(final InetAddress ip)
+    {
+        if (addresses.isOurs(ip))
+        {
+            throw new IllegalArgumentException("cannot connect to " + ip.getHostAddress() + ": it is this device's " +
+                "own address (loopback through one device is not supported)");
+        }
+        if (ip instanceof Inet4Address)
+        {
+            return new Route(0, linkAddress.ipv4MappedLow(), 0, Gid.ipv4MappedLow(RdmaCmAddresses.ipv4Of(ip)),
+                Gid.ofIpv4(linkAddress.ipv4()).toInetAddress(), true);
+        }
+        final Gid remote = Gid.of(ip);
+        // The kernel's source address selection: a link-local peer from our link-local GID, any other from our
+        // first global IPv6 address (RFC 6724 rule 2, matching scope).
+        final Gid local = Gid.isLinkLocal(remote.high()) ? linkAddress.linkLocal() : addresses.firstGlobalIpv6();
+        if (null == local)
+        {
+            throw new IllegalArgumentException("cannot reach " + ip.getHostAddress() + ": this device has no " +
+                "global IPv6 address (" + addresses.describe() + "), so it reaches link-local fe80:: peers only");
+        }
+        return new Route(local.high(), local.low(), remote.high(), remote.low(), local.toInetAddress(), false);
     }
 
     /**
@@ -209,6 +280,13 @@ final class RdmaCmConnector
 
     void accept(final RdmaCmId id, final CmConnection c, final ConnParam param)
     {
+        if (id.isUd())
+        {
+            // cma.c cma_accept for UD: cma_send_sidr_rep(IB_SIDR_SUCCESS) with the id's QP and Q_Key.
+            cm.sidrReply(c, CmSidrRepMessage.STATUS_SUCCESS, id.qp().qpNum(), UdParam.RDMA_UDP_QKEY,
+                null == param ? null : param.privateData());
+            return;
+        }
         final ConnParam peer = id.peerParam();
         final int responderResources = null == param ? peer.responderResources() :
             Math.min(param.responderResources(), peer.responderResources());

@@ -7,15 +7,23 @@ package org.roce4j.cm.rdmacm;
  */
 public enum RdmaCmEventType
 {
+    /** The address could not be used: for UD, a SIDR_REP whose Q_Key is not RDMA_UDP_QKEY (status -22). */
+    ADDR_ERROR("RDMA_CM_EVENT_ADDR_ERROR"),
     /** A listener received a REQ: {@link RdmaCmEvent#id()} is the new connection, to accept or reject. */
     CONNECT_REQUEST("RDMA_CM_EVENT_CONNECT_REQUEST"),
     /** The connection could not be completed locally (a QP could not be moved to RTR or RTS). */
     CONNECT_ERROR("RDMA_CM_EVENT_CONNECT_ERROR"),
-    /** The peer did not answer a REQ or a REP after every retry; status -110 (ETIMEDOUT). */
+    /**
+     * The peer did not answer a REQ, a REP or a SIDR_REQ after every retry (status -110, ETIMEDOUT), or a SIDR_REP
+     * refused the service (status: the SIDR status, 1 no such service, 2 rejected).
+     */
     UNREACHABLE("RDMA_CM_EVENT_UNREACHABLE"),
     /** The peer rejected the connection; status is the REJ reason (8: nobody listens, 28: rdma_reject). */
     REJECTED("RDMA_CM_EVENT_REJECTED"),
-    /** The connection is established: the QP is in RTS on both sides. */
+    /**
+     * The connection is established: the QP is in RTS on both sides. For a UD identifier: the SIDR_REP arrived and
+     * {@link RdmaCmEvent#ud()} names the peer's QP.
+     */
     ESTABLISHED("RDMA_CM_EVENT_ESTABLISHED"),
     /** The connection ended: DREQ received, or our DREQ answered (status -110 when it timed out). */
     DISCONNECTED("RDMA_CM_EVENT_DISCONNECTED"),

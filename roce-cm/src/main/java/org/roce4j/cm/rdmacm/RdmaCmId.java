@@ -6,6 +6,7 @@ import org.roce4j.cm.ib.CmConnection;
 import org.roce4j.cm.ib.CmHandler;
 import org.roce4j.cm.ib.CmState;
 import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
@@ -15,10 +16,18 @@ import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
- * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space: a listener on an IP address and port, or one
- * connection, active (from {@link #connect}) or passive (from a CONNECT_REQUEST event).
+ * One rdma_cm identifier (struct rdma_cm_id), in the TCP port space (RC) or the UDP port space (UD): a listener on an
+ * IP address and port, or one connection, active (from {@link #connect}) or passive (from a CONNECT_REQUEST event).
+ *
+ * <p>In the UDP port space ({@code RdmaCm.createId(RdmaCmServiceId.PS_UDP)}, rdma_create_id with RDMA_PS_UDP) a
+ * "connection" is a service ID resolution (IBA 12.11): {@link #createQp} takes UD QP attributes and brings the QP to
+ * RTS with the Q_Key {@link UdParam#RDMA_UDP_QKEY} (librdmacm ucma_init_ud_qp), {@link #connect} sends a SIDR_REQ and ESTABLISHED
+ * carries the peer's {@link UdParam} (or UNREACHABLE with the SIDR status, or -ETIMEDOUT); on the passive side
+ * {@link #accept} answers the CONNECT_REQUEST with a SIDR_REP naming this QP, {@link #reject} with IB_SIDR_REJECT, and
+ * no ESTABLISHED follows (cma.c cma_send_sidr_rep). See {@link RdmaCmUd}.
  *
  * <p>It drives its QP the way the kernel's rdma_cm does: {@link #createQp} leaves an RC QP in INIT with no remote
  * access (rdma_create_qp); the passive side moves it to INIT with the negotiated access, RTR and RTS before sending
@@ -63,6 +72,7 @@ public final class RdmaCmId
     private final RdmaCm owner;
     private final int number;
     private final RdmaCmId parent;
+    private final int portSpace;
     private final Handler handler = new Handler();
     private volatile State state = State.IDLE;
     private volatile InetSocketAddress localAddress;
@@ -74,12 +84,14 @@ public final class RdmaCmId
     private int backlog;
     private int pendingRequests;
     private volatile int tos = -1;
+    private AhAttributes udAh;
 
-    RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent)
+    RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent, final int portSpace)
     {
         this.owner = owner;
         this.number = number;
         this.parent = parent;
+        this.portSpace = portSpace;
         if (null != parent)
         {
             this.tos = parent.tos;
@@ -176,10 +188,12 @@ public final class RdmaCmId
             throw new IllegalArgumentException("the protection domain belongs to device " + pd.device().name() +
                 ", not to this RdmaCm's " + owner.device().name());
         }
-        if (null != init.qpType() && QpType.RC != init.qpType())
+        // As the kernel's rdma_create_qp: the QP type must be the id's (UD for RDMA_PS_UDP, RC for RDMA_PS_TCP).
+        final QpType type = isUd() ? QpType.UD : QpType.RC;
+        if (null != init.qpType() && type != init.qpType())
         {
-            throw new IllegalArgumentException("rdma_cm connections here are RC (RDMA_PS_TCP); got " +
-                init.qpType());
+            throw new IllegalArgumentException("identifier " + number + " is in " + portSpaceName() + ", whose QPs " +
+                "are " + type + "; got " + init.qpType());
         }
         return owner.call(() ->
         {
@@ -191,8 +205,15 @@ public final class RdmaCmId
             {
                 throw new IllegalStateException("cannot create a QP on identifier " + number + " in state " + state);
             }
-            final QueuePair created = pd.createQp(new QpInitAttributes().copyFrom(init).qpType(QpType.RC));
-            toInit(created);
+            final QueuePair created = pd.createQp(new QpInitAttributes().copyFrom(init).qpType(type));
+            if (isUd())
+            {
+                RdmaCmUd.bringUp(created);
+            }
+            else
+            {
+                toInit(created);
+            }
             qp = created;
             return created;
         });
@@ -218,7 +239,7 @@ public final class RdmaCmId
             throw new IllegalArgumentException("QP " + existing.qpNum() + " belongs to device " +
                 existing.pd().device().name() + ", not to this RdmaCm's " + owner.device().name());
         }
-        if (QpType.RC != existing.type())
+        if (QpType.RC != existing.type() || isUd())
         {
             throw new IllegalArgumentException("rdma_cm connections here are RC; QP " + existing.qpNum() + " is " +
                 existing.type());
@@ -279,11 +300,12 @@ public final class RdmaCmId
         {
             throw new IllegalArgumentException("destination port must be 1..65535, got " + destination.getPort());
         }
-        if (param.privateData().length > ConnParam.MAX_CONNECT_PRIVATE_DATA)
+        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_CONNECT_PRIVATE_DATA : ConnParam.MAX_CONNECT_PRIVATE_DATA;
+        if (param.privateData().length > maxPrivateData)
         {
-            throw new IllegalArgumentException("connect private data holds at most " +
-                ConnParam.MAX_CONNECT_PRIVATE_DATA + " bytes (92 in the REQ minus rdma_cm's 36-byte header), got " +
-                param.privateData().length);
+            throw new IllegalArgumentException("connect private data holds at most " + maxPrivateData + " bytes (" +
+                (isUd() ? 216 : 92) + " in the " + (isUd() ? "SIDR_REQ" : "REQ") + " minus rdma_cm's 36-byte " +
+                "header), got " + param.privateData().length);
         }
         owner.call(() ->
         {
@@ -306,17 +328,19 @@ public final class RdmaCmId
      */
     public void accept(final ConnParam param)
     {
-        if (null != param && param.privateData().length > ConnParam.MAX_ACCEPT_PRIVATE_DATA)
+        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_ACCEPT_PRIVATE_DATA;
+        if (null != param && param.privateData().length > maxPrivateData)
         {
-            throw new IllegalArgumentException("accept private data holds at most " +
-                ConnParam.MAX_ACCEPT_PRIVATE_DATA + " bytes, got " + param.privateData().length);
+            throw new IllegalArgumentException("accept private data holds at most " + maxPrivateData + " bytes, got " +
+                param.privateData().length);
         }
         owner.call(() ->
         {
             requireState("accept", State.CONNECT_REQUEST);
             requireQp("accept");
             owner.accept(this, connection, param);
-            state = State.CONNECTING;
+            // A UD service is done once its SIDR_REP is out: no RTU, no ESTABLISHED event (cma.c cma_accept).
+            state = isUd() ? State.ESTABLISHED : State.CONNECTING;
             releasePending();
             return null;
         });
@@ -330,10 +354,11 @@ public final class RdmaCmId
      */
     public void reject(final byte[] privateData)
     {
-        if (null != privateData && privateData.length > ConnParam.MAX_REJECT_PRIVATE_DATA)
+        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_REJECT_PRIVATE_DATA;
+        if (null != privateData && privateData.length > maxPrivateData)
         {
-            throw new IllegalArgumentException("reject private data holds at most " +
-                ConnParam.MAX_REJECT_PRIVATE_DATA + " bytes, got " + privateData.length);
+            throw new IllegalArgumentException("reject private data holds at most " + maxPrivateData + " bytes, got " +
+                privateData.length);
         }
         owner.call(() ->
         {
@@ -366,6 +391,12 @@ public final class RdmaCmId
                     " (not connected)");
             }
             moveQpToError();
+            if (isUd())
+            {
+                // A SIDR exchange leaves no CM state to tear down: the QP's error state is all (cma.c sends no DREQ).
+                state = State.DISCONNECTED;
+                return null;
+            }
             owner.disconnect(connection);
             return null;
         });
@@ -453,6 +484,27 @@ public final class RdmaCmId
     public RdmaCmId listener()
     {
         return parent;
+    }
+
+    /**
+     * @return the port space: {@code RdmaCmServiceId.PS_TCP} (RC) or {@code PS_UDP} (UD).
+     */
+    public int portSpace()
+    {
+        return portSpace;
+    }
+
+    /**
+     * @return true in the UDP port space.
+     */
+    public boolean isUd()
+    {
+        return RdmaCmServiceId.PS_UDP == portSpace;
+    }
+
+    private String portSpaceName()
+    {
+        return isUd() ? "RDMA_PS_UDP" : "RDMA_PS_TCP";
     }
 
     /**
@@ -565,6 +617,11 @@ public final class RdmaCmId
     {
         this.localAddress = local;
         this.remoteAddress = remote;
+    }
+
+    void udAddress(final AhAttributes ah)
+    {
+        this.udAh = ah;
     }
 
     CmHandler handler()
@@ -737,6 +794,15 @@ public final class RdmaCmId
          */
         public void onTimeout(final CmConnection c, final CmState timedOut)
         {
+            if (CmState.SIDR_REQ_SENT == timedOut)
+            {
+                // cma.c cma_sidr_rep_handler, IB_CM_SIDR_REQ_ERROR: UNREACHABLE -ETIMEDOUT; the UD QP stays usable.
+                state = State.UNREACHABLE;
+                owner.publish(new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, RdmaCmId.this, null,
+                    RdmaCmEvent.ETIMEDOUT, new byte[0], null, format(remoteAddress) + " did not answer our SIDR_REQ " +
+                    "(sent " + (c.maxCmRetries() + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
+                return;
+            }
             moveQpToError();
             if (CmState.DREQ_SENT == timedOut)
             {
@@ -777,6 +843,19 @@ public final class RdmaCmId
             state = State.DISCONNECTED;
             owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null, 0, new byte[0], null,
                 "disconnected from " + format(remoteAddress) + " (DREP received)"));
+        }
+
+        /**
+         * UD: the SIDR_REP arrived: ESTABLISHED with the peer's UD address, or UNREACHABLE / ADDR_ERROR.
+         *
+         * @param c the connection.
+         */
+        public void onSidrReply(final CmConnection c)
+        {
+            final RdmaCmEvent event = RdmaCmUd.replyEvent(RdmaCmId.this, c, udAh, format(remoteAddress));
+            state = RdmaCmEventType.ESTABLISHED == event.type() ? State.ESTABLISHED :
+                RdmaCmEventType.UNREACHABLE == event.type() ? State.UNREACHABLE : State.ERROR;
+            owner.publish(event);
         }
 
         /**

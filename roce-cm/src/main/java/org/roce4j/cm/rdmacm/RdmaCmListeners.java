@@ -13,28 +13,32 @@ import org.roce4j.cm.ib.IbCm;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
- * {@link RdmaCm}'s listening ids by port (cma.c's bind list of the TCP port space): binding with the kernel's
- * overlap rules, one IB CM listen per port, and finding the id a REQ's destination address goes to. CM thread only.
+ * {@link RdmaCm}'s listening ids by port space and port (cma.c's bind lists of the TCP and UDP port spaces): binding
+ * with the kernel's overlap rules, one IB CM listen per port (the service ID of its port space), and finding the id a
+ * REQ's or SIDR_REQ's destination address goes to. CM thread only.
  */
 final class RdmaCmListeners
 {
     private final IbCm cm;
     private final CmListener onRequest;
+    private final CmListener onSidrRequest;
     private final RdmaCmAddresses addresses;
     private final String deviceName;
     private final Int2ObjectHashMap<List<RdmaCmId>> listenersByPort = new Int2ObjectHashMap<>();
 
     /**
      * @param cm         the IB CM to listen on.
-     * @param onRequest  decides about the REQs of every port listened on.
+     * @param onRequest  decides about the REQs of every TCP port listened on.
+     * @param onSidrRequest decides about the SIDR_REQs of every UDP port listened on.
      * @param addresses  the device's addresses.
      * @param deviceName for error messages.
      */
-    RdmaCmListeners(final IbCm cm, final CmListener onRequest, final RdmaCmAddresses addresses,
-        final String deviceName)
+    RdmaCmListeners(final IbCm cm, final CmListener onRequest, final CmListener onSidrRequest,
+        final RdmaCmAddresses addresses, final String deviceName)
     {
         this.cm = cm;
         this.onRequest = onRequest;
+        this.onSidrRequest = onSidrRequest;
         this.addresses = addresses;
         this.deviceName = deviceName;
     }
@@ -54,7 +58,8 @@ final class RdmaCmListeners
                 deviceName + " (" + addresses.describe() + ")");
         }
         final int port = address.getPort();
-        List<RdmaCmId> onPort = listenersByPort.get(port);
+        final int portSpace = id.portSpace();
+        List<RdmaCmId> onPort = listenersByPort.get(key(portSpace, port));
         if (null != onPort)
         {
             for (final RdmaCmId other : onPort)
@@ -70,8 +75,9 @@ final class RdmaCmListeners
         else
         {
             onPort = new ArrayList<>();
-            listenersByPort.put(port, onPort);
-            cm.listen(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, port), onRequest);
+            listenersByPort.put(key(portSpace, port), onPort);
+            cm.listen(RdmaCmServiceId.serviceId(portSpace, port),
+                RdmaCmServiceId.PS_UDP == portSpace ? onSidrRequest : onRequest);
         }
         onPort.add(id);
     }
@@ -84,26 +90,27 @@ final class RdmaCmListeners
     void unbind(final RdmaCmId id)
     {
         final int port = id.localAddress().getPort();
-        final List<RdmaCmId> onPort = listenersByPort.get(port);
+        final List<RdmaCmId> onPort = listenersByPort.get(key(id.portSpace(), port));
         if (null != onPort)
         {
             onPort.remove(id);
             if (onPort.isEmpty())
             {
-                listenersByPort.remove(port);
-                cm.cancelListen(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_TCP, port));
+                listenersByPort.remove(key(id.portSpace(), port));
+                cm.cancelListen(RdmaCmServiceId.serviceId(id.portSpace(), port));
             }
         }
     }
 
     /**
-     * @param port        a REQ's destination port.
+     * @param portSpace   the port space of the REQ's (TCP) or SIDR_REQ's (UDP) service ID.
+     * @param port        its destination port.
      * @param destination its destination address.
      * @return the id bound to that address on the port, else a wildcard that takes it, else null.
      */
-    RdmaCmId find(final int port, final InetAddress destination)
+    RdmaCmId find(final int portSpace, final int port, final InetAddress destination)
     {
-        final List<RdmaCmId> onPort = listenersByPort.get(port);
+        final List<RdmaCmId> onPort = listenersByPort.get(key(portSpace, port));
         if (null == onPort)
         {
             return null;
@@ -123,5 +130,11 @@ final class RdmaCmListeners
             }
         }
         return wildcard;
+    }
+
+    /** The port space in the high 16 bits, the port in the low 16, as in the service ID. */
+    private static int key(final int portSpace, final int port)
+    {
+        return (portSpace << 16) | port;
     }
 }

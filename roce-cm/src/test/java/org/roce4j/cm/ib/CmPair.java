@@ -109,6 +109,12 @@ final class CmPair
         {
             events.add("mra");
         }
+
+        public void onSidrReply(final CmConnection c)
+        {
+            events.add("sidr-reply status " + c.sidrStatus() + " qpn 0x" + Integer.toHexString(c.remoteQpn()) +
+                " qkey 0x" + Integer.toHexString(c.remoteQkey()));
+        }
     }
 
     final CachedNanoClock clock = new CachedNanoClock();

@@ -12,6 +12,8 @@ import org.roce4j.wire.mad.CmRejectReason;
 import org.roce4j.wire.mad.CmRepMessage;
 import org.roce4j.wire.mad.CmReqMessage;
 import org.roce4j.wire.mad.CmRtuMessage;
+import org.roce4j.wire.mad.CmSidrRepMessage;
+import org.roce4j.wire.mad.CmSidrReqMessage;
 import org.roce4j.wire.mad.CmaHeader;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.mad.MadHeader;
@@ -33,6 +35,8 @@ final class MadPrinter
     private final CmRtuMessage rtu = new CmRtuMessage();
     private final CmDreqMessage dreq = new CmDreqMessage();
     private final CmDrepMessage drep = new CmDrepMessage();
+    private final CmSidrReqMessage sidrReq = new CmSidrReqMessage();
+    private final CmSidrRepMessage sidrRep = new CmSidrRepMessage();
     private final CmaHeader cma = new CmaHeader();
 
     /**
@@ -155,6 +159,24 @@ final class MadPrinter
                 drep.wrapMad(buffer, offset);
                 commIds(out, drep.localCommId(), drep.remoteCommId());
                 break;
+            case SERVICE_ID_RES_REQ:
+                sidrReq.wrapMad(buffer, offset);
+                out.append(" rid=").append(Text.hex(sidrReq.requestId(), 8))
+                    .append(" sid=").append(Text.hex(sidrReq.serviceId(), 16));
+                final String udService = RdmaCmServiceId.describe(sidrReq.serviceId());
+                if (null != udService)
+                {
+                    out.append(" (").append(udService).append(')');
+                }
+                break;
+            case SERVICE_ID_RES_REQ_RESP:
+                sidrRep.wrapMad(buffer, offset);
+                out.append(" rid=").append(Text.hex(sidrRep.requestId(), 8))
+                    .append(" status=").append(sidrRep.status())
+                    .append(" (").append(CmSidrRepMessage.describeStatus(sidrRep.status())).append(')')
+                    .append(" qpn=").append(Text.hex(sidrRep.qpn(), 6))
+                    .append(" qkey=").append(Text.hex(sidrRep.qkey() & 0xFFFF_FFFFL, 8));
+                break;
             default:
                 break;
         }
@@ -238,6 +260,31 @@ final class MadPrinter
                 out.field("Local Communication ID", Text.hex(drep.localCommId(), 8));
                 out.field("Remote Communication ID", Text.hex(drep.remoteCommId(), 8));
                 privateData(out, drep);
+                break;
+            case SERVICE_ID_RES_REQ:
+                sidrReq.wrapMad(buffer, offset);
+                out.field("Request ID", Text.hex(sidrReq.requestId(), 8));
+                out.field("Partition Key", Text.hex(sidrReq.pkey(), 4));
+                final String udService = RdmaCmServiceId.describe(sidrReq.serviceId());
+                out.field("Service ID", Text.hex(sidrReq.serviceId(), 16) +
+                    (null == udService ? "" : " (" + udService + ")"));
+                privateData(out, sidrReq);
+                if (RdmaCmServiceId.isRdmaCmIp(sidrReq.serviceId()) &&
+                    RdmaCmServiceId.PS_IB != RdmaCmServiceId.portSpace(sidrReq.serviceId()))
+                {
+                    printCmaHeader(out, buffer, sidrReq.privateDataBufferOffset());
+                }
+                break;
+            case SERVICE_ID_RES_REQ_RESP:
+                sidrRep.wrapMad(buffer, offset);
+                out.field("Request ID", Text.hex(sidrRep.requestId(), 8));
+                out.field("Status", sidrRep.status() + " (" + CmSidrRepMessage.describeStatus(sidrRep.status()) + ")");
+                out.field(1, "Additional Information Length", sidrRep.addInfoLength());
+                out.field("Vendor ID", Text.hex(sidrRep.vendorId(), 6));
+                out.field("QPN", Text.hex(sidrRep.qpn(), 6));
+                out.field("Service ID", Text.hex(sidrRep.serviceId(), 16));
+                out.field("Q_Key", Text.hex(sidrRep.qkey() & 0xFFFF_FFFFL, 8));
+                privateData(out, sidrRep);
                 break;
             default:
                 out.field("Data", MadHeader.DATA_LENGTH + " bytes (not decoded)");

@@ -25,9 +25,10 @@ public enum CmAttribute
     /** 0x0016: DREP, disconnect reply. */
     DISCONNECT_REPLY(0x0016, "DisconnectReply", "DREP", CmDrepMessage.PRIVATE_DATA_LENGTH),
     /** 0x0017: SIDR_REQ, service ID resolution request (UD). */
-    SERVICE_ID_RES_REQ(0x0017, "ServiceIDResReq", "SIDR_REQ", 216),
+    SERVICE_ID_RES_REQ(0x0017, "ServiceIDResReq", "SIDR_REQ", CmSidrReqMessage.PRIVATE_DATA_LENGTH),
     /** 0x0018: SIDR_REP, service ID resolution response. */
-    SERVICE_ID_RES_REQ_RESP(0x0018, "ServiceIDResReqResp", "SIDR_REP", 136),
+    SERVICE_ID_RES_REQ_RESP(0x0018, "ServiceIDResReqResp", "SIDR_REP",
+        CmSidrRepMessage.PRIVATE_DATA_LENGTH),
     /** 0x0019: LAP, load alternate path. */
     LOAD_ALTERNATE_PATH(0x0019, "LoadAlternatePath", "LAP", 168),
     /** 0x001A: APR, alternate path response. */

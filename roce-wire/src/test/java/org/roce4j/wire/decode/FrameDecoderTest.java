@@ -8,6 +8,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.wire.FrameSeal;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
@@ -15,6 +16,12 @@ import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Vectors;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.mad.CmAttribute;
+import org.roce4j.wire.mad.CmSidrRepMessage;
+import org.roce4j.wire.mad.CmSidrReqMessage;
+import org.roce4j.wire.mad.CmaHeader;
+import org.roce4j.wire.mad.MadHeader;
+import org.roce4j.wire.mad.RdmaCmServiceId;
 import org.roce4j.wire.pcap.LinkType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -392,6 +399,50 @@ class FrameDecoderTest
         return shorter;
     }
 
+    @Test
+    void sidrReqAndRepShowTheirFieldsAndTheCmaHeader()
+    {
+        // rxe's REQ (frame 50) turned into a SIDR_REQ and then a SIDR_REP, resealed: same MAD header and transport.
+        final byte[] req = Vectors.frames(Vectors.RXE_PAIR).get(49).clone();
+        final RoceFrameParser parser = new RoceFrameParser();
+        assertEquals(FrameStatus.OK, parser.parse(new UnsafeBuffer(req), 0, req.length));
+        final int madOffset = parser.payloadOffset();
+        final UnsafeBuffer buffer = new UnsafeBuffer(req);
+        new MadHeader().wrap(buffer, madOffset).attributeId(CmAttribute.SERVICE_ID_RES_REQ.id());
+        final CmSidrReqMessage sidrReq = new CmSidrReqMessage().wrapMad(buffer, madOffset).clear();
+        sidrReq.requestId(0x0ebc6f2d).pkey(0xFFFF).serviceId(RdmaCmServiceId.serviceId(RdmaCmServiceId.PS_UDP, 7174));
+        new CmaHeader().wrap(buffer, sidrReq.privateDataBufferOffset())
+            .ipv4(0xd40f, Ipv4Header.parseAddress("10.77.0.2"), Ipv4Header.parseAddress("10.77.0.3"));
+        FrameSeal.reseal(req);
+        assertLines(decodeOne(req),
+            "CM ServiceIDResReq (SIDR_REQ)",
+            "    Request ID: 0x0ebc6f2d",
+            "    Partition Key: 0xffff",
+            "    Service ID: 0x0000000001111c06 (RDMA CM UDP port 7174)",
+            "RDMA CM Header (cma_hdr, first 36 bytes of the private data)");
+        assertTrue(summary(req, 1).contains("CM ServiceIDResReq tid=0x000000022d6fbc0e rid=0x0ebc6f2d " +
+            "sid=0x0000000001111c06 (RDMA CM UDP port 7174) icrc=ok"), summary(req, 1));
+
+        new MadHeader().wrap(buffer, madOffset).attributeId(CmAttribute.SERVICE_ID_RES_REQ_RESP.id());
+        new CmSidrRepMessage().wrapMad(buffer, madOffset).clear().requestId(0x0ebc6f2d)
+            .status(CmSidrRepMessage.STATUS_SUCCESS).qpn(0x13).serviceId(0x01111c06L).qkey(0x0123_4567);
+        FrameSeal.reseal(req);
+        assertLines(decodeOne(req),
+            "CM ServiceIDResReqResp (SIDR_REP)",
+            "    Status: 0 (IB_SIDR_SUCCESS)",
+            "    QPN: 0x000013",
+            "    Q_Key: 0x01234567");
+        assertTrue(summary(req, 1).contains("CM ServiceIDResReqResp tid=0x000000022d6fbc0e rid=0x0ebc6f2d status=0 " +
+            "(IB_SIDR_SUCCESS) qpn=0x000013 qkey=0x01234567 icrc=ok"), summary(req, 1));
+    }
+
+    private static String summary(final byte[] frame, final long number)
+    {
+        final StringBuilder out = new StringBuilder();
+        decode(new FrameDecoder(out).summary(true), number, frame);
+        return out.toString();
+    }
+
     private static FrameStatus decode(final FrameDecoder decoder, final long number, final byte[] frame)
     {
         return decoder.decode(number, FrameDecoder.NO_TIMESTAMP, new UnsafeBuffer(frame), 0, frame.length,
@@ -414,9 +465,7 @@ class FrameDecoderTest
 
     private static String summary(final String capture, final int frameNumber)
     {
-        final StringBuilder out = new StringBuilder();
-        decode(new FrameDecoder(out).summary(true), frameNumber, Vectors.frames(capture).get(frameNumber - 1));
-        return out.toString();
+        return summary(Vectors.frames(capture).get(frameNumber - 1), frameNumber);
     }
 
     private static void assertLines(final String output, final String... lines)

@@ -1,0 +1,306 @@
+package org.roce4j.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.roce4j.cli.udaddy.Udaddy;
+import org.roce4j.cli.udaddy.UdaddySettings;
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.memory.MemoryFabric;
+import org.roce4j.verbs.DeviceOptions;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.wire.mad.RdmaCmServiceId;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code roce udaddy}: rdma-core's udaddy (librdmacm/examples/udaddy.c) on roce4j: UD connections through rdma_cm's
+ * UDP port space (SIDR_REQ / SIDR_REP), then messages from the client to the server and back, with udaddy's options,
+ * output lines and exit status (its return status as a byte: 0; 1 for bad options; 254 when an address does not
+ * resolve (EAI_NONAME, -2); the event status of a failed connection, e.g. 1 for "no such service"
+ * (IB_SIDR_UNSUPPORTED), 2 for a rejection, 146 for -ETIMEDOUT; 234 for -EINVAL; 255 for a failed call).
+ */
+@Command(
+    name = "udaddy",
+    exitCodeOnInvalidInput = UdaddyCommand.EXIT_USAGE,
+    exitCodeOnExecutionException = UdaddyCommand.EXIT_FAILED,
+    description = {
+        "UD through rdma_cm (SIDR), like rdma-core's udaddy: without -s a server on port 7174, with -s a client " +
+            "that resolves -c UD connections to it and exchanges -C messages of -S bytes each way.",
+        "With --link memory (the default) the client and the server both run in this process.",
+        "Exit codes as udaddy's return status: 0; 1 bad options; 254 an address that does not resolve; the failed " +
+            "event's status (1 no such service, 2 rejected, 146 timed out); 234 -EINVAL; 255 a failed call."})
+public final class UdaddyCommand implements Callable<Integer>
+{
+    /** udaddy's exit for bad options (usage, exit(1)). */
+    static final int EXIT_USAGE = 1;
+    /** librdmacm's -1 as an exit status. */
+    static final int EXIT_FAILED = 255;
+    /** getaddrinfo's EAI_NONAME (-2) as an exit status. */
+    static final int EXIT_EAI_NONAME = 254;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "-s", paramLabel = "server_address", description = "the server's address: run the client")
+    private String serverAddress;
+
+    @Option(names = "-b", paramLabel = "bind_address", description = "address to bind (must be the link's)")
+    private String bindAddress;
+
+    @Option(names = "-f", paramLabel = "address_format", description = "name, ip, ipv6 (gid is not supported)")
+    private String addressFormat;
+
+    @Option(names = "-P", paramLabel = "port_space", description = "udp (ipoib is not supported)")
+    private String portSpaceName;
+
+    @Option(names = "-c", paramLabel = "connections", description = "connections (default 1)")
+    private int connections = UdaddySettings.DEFAULT_CONNECTIONS;
+
+    @Option(names = "-C", paramLabel = "message_count", description = "messages each way (default 10)")
+    private int messageCount = UdaddySettings.DEFAULT_MESSAGE_COUNT;
+
+    @Option(names = "-S", paramLabel = "message_size", description = "message size (default 100, at most the " +
+        "active MTU)")
+    private int messageSize = UdaddySettings.DEFAULT_MESSAGE_SIZE;
+
+    @Option(names = "-t", paramLabel = "type_of_service", description = "type of service (0..255, e.g. 0x20)")
+    private String tos;
+
+    @Option(names = "-p", paramLabel = "port_space", description = "port space: 0x111 for UDP (default), 0x2 " +
+        "for IPoIB (not supported)")
+    private String portSpaceNumber;
+
+    @Mixin
+    private LinkOption link;
+
+    @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
+        "wait as long as udaddy would)")
+    private long timeoutMs;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
+    private boolean help;
+
+    /**
+     * @return udaddy's exit status.
+     */
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final UdaddySettings settings;
+        try
+        {
+            link.check();
+            settings = settings(err);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("roce udaddy: " + ex.getMessage());
+            usage(out);
+            return EXIT_USAGE;
+        }
+        catch (final UnknownHostException ex)
+        {
+            // get_rdma_addr prints this on stdout; main returns rdma_getaddrinfo's code.
+            out.println("rdma_getaddrinfo error: " + HostNames.gaiText(ex));
+            out.println("test complete");
+            out.println("return status -2");
+            out.flush();
+            return EXIT_EAI_NONAME;
+        }
+        try
+        {
+            return link.isMemory() ? runInProcess(settings, out, err) : runOnLink(settings, out, err);
+        }
+        finally
+        {
+            link.report(err);
+        }
+    }
+
+    private UdaddySettings settings(final PrintWriter err) throws UnknownHostException
+    {
+        int portSpace = UdaddySettings.DEFAULT_PORT_SPACE;
+        if (null != portSpaceNumber)
+        {
+            portSpace = parseNumber("-p", portSpaceNumber);
+        }
+        if (null != portSpaceName)
+        {
+            if (portSpaceName.toLowerCase(Locale.ROOT).startsWith("ipoib"))
+            {
+                portSpace = RdmaCmServiceId.PS_IPOIB;
+            }
+            else if (!portSpaceName.toLowerCase(Locale.ROOT).startsWith("udp"))
+            {
+                err.println("Warning: unknown port space format");
+            }
+        }
+        if (null != addressFormat)
+        {
+            final String format = addressFormat.toLowerCase(Locale.ROOT);
+            if (format.startsWith("gid"))
+            {
+                throw new IllegalArgumentException("-f gid (AF_IB addresses) is not supported");
+            }
+            if (!format.startsWith("ip") && !format.startsWith("name"))
+            {
+                err.println("Warning: unknown address format");
+            }
+        }
+        if (connections < 1)
+        {
+            throw new IllegalArgumentException("-c " + connections + ": at least one connection");
+        }
+        if (messageCount < 0 || messageSize < 0)
+        {
+            throw new IllegalArgumentException("-C and -S must be >= 0");
+        }
+        final int typeOfService = null == tos ? -1 : parseNumber("-t", tos) & 0xFF;
+        if (timeoutMs < 0)
+        {
+            throw new IllegalArgumentException("--timeout must be >= 0 ms");
+        }
+        final InetAddress destination = null == serverAddress ? null : HostNames.resolve(serverAddress);
+        final InetAddress bind = null == bindAddress ? null : HostNames.resolve(bindAddress);
+        return new UdaddySettings(null == destination, destination, bind, UdaddySettings.DEFAULT_PORT, connections,
+            messageCount, messageSize, typeOfService, portSpace, timeoutMs);
+    }
+
+    /** strtol(optarg, NULL, 0): decimal, 0x hex or 0 octal. */
+    private static int parseNumber(final String option, final String text)
+    {
+        try
+        {
+            return Integer.decode(text.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException(option + " " + text + ": not a number", ex);
+        }
+    }
+
+    private int runOnLink(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        final Link opened;
+        try
+        {
+            opened = link.open(err);
+        }
+        catch (final IllegalArgumentException | IOException | IllegalStateException ex)
+        {
+            err.println("roce udaddy: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
+        try (opened;
+            RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
+            RdmaCm cm = RdmaCm.open(device))
+        {
+            return new Udaddy(cm, settings, out, err).run();
+        }
+        catch (final IllegalStateException | IllegalArgumentException ex)
+        {
+            err.println("roce udaddy: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    /**
+     * Both roles in this JVM over the in-memory fabric: the server on its own thread, its lines printed after the
+     * client's with a {@code [server]} prefix; the client's status decides unless it is 0.
+     */
+    private int runInProcess(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        final MemoryFabric fabric = new MemoryFabric();
+        final StringWriter serverText = new StringWriter();
+        final PrintWriter serverOut = new PrintWriter(serverText, true);
+        try (fabric;
+            RdmaDevice serverDevice = RdmaDevice.open(link.decorate(fabric.attach(InProcessPorts.SERVER, 1500),
+                false, err), DeviceOptions.dedicated().backoff());
+            RdmaCm serverCm = RdmaCm.open(serverDevice);
+            RdmaDevice clientDevice = RdmaDevice.open(link.decorate(fabric.attach(InProcessPorts.CLIENT, 1500),
+                true, err), DeviceOptions.dedicated().backoff());
+            RdmaCm clientCm = RdmaCm.open(clientDevice))
+        {
+            final InetAddress serverIp = null != settings.destination() ? settings.destination() :
+                InetAddress.getByName(InProcessPorts.SERVER_IP);
+            final CountDownLatch listening = new CountDownLatch(1);
+            final CompletableFuture<Integer> serverRun = CompletableFuture.supplyAsync(
+                () -> new Udaddy(serverCm, settings.role(true, null).bindTo(null), serverOut, serverOut)
+                    .onListening(listening::countDown).run());
+            if (!listening.await(30, TimeUnit.SECONDS))
+            {
+                throw new IOException("the in-process server did not start listening");
+            }
+            final int clientExit = new Udaddy(clientCm, settings.role(false, serverIp).bindTo(null), out, err).run();
+            final int serverExit;
+            try
+            {
+                // A client that failed leaves the server waiting for it (udaddy has no timeout of its own).
+                serverExit = serverRun.get(0 != clientExit ? 5 : 60, TimeUnit.SECONDS);
+            }
+            catch (final TimeoutException ex)
+            {
+                if (0 != clientExit)
+                {
+                    err.println("roce udaddy: the in-process server was still waiting when the client ended");
+                    return clientExit;
+                }
+                throw ex;
+            }
+            for (final String line : serverText.toString().split("\n"))
+            {
+                if (!line.isEmpty())
+                {
+                    out.println("[server] " + line);
+                }
+            }
+            out.flush();
+            return 0 != clientExit ? clientExit : serverExit;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            err.println("roce udaddy: interrupted");
+            return EXIT_FAILED;
+        }
+        catch (final IOException | IllegalStateException | ExecutionException | TimeoutException ex)
+        {
+            err.println("roce udaddy: " + ex.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    private static void usage(final PrintWriter out)
+    {
+        out.println("usage: udaddy");
+        out.println("\t[-s server_address]");
+        out.println("\t[-b bind_address]");
+        out.println("\t[-f address_format]");
+        out.println("\t    name, ip, ipv6, or gid");
+        out.println("\t[-P port_space]");
+        out.println("\t    udp or ipoib");
+        out.println("\t[-c connections]");
+        out.println("\t[-C message_count]");
+        out.println("\t[-S message_size]");
+        out.println("\t[-t type_of_service]");
+        out.println("\t[-p port_space - 0x111 for UDP (default), 0x2 for IPOIB]");
+        out.println("\t[--link SPEC]\troce4j: " + LinkOption.DESCRIPTION);
+        out.flush();
+    }
+}

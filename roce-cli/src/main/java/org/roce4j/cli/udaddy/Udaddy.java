@@ -1,0 +1,581 @@
+package org.roce4j.cli.udaddy;
+
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+import org.roce4j.cm.rdmacm.ConnParam;
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.cm.rdmacm.RdmaCmEvent;
+import org.roce4j.cm.rdmacm.RdmaCmId;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpAttrMask;
+import org.roce4j.ib.QpAttributes;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.SendFlags;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
+import org.roce4j.verbs.AddressHandle;
+import org.roce4j.verbs.CompletionQueue;
+import org.roce4j.verbs.MemoryRegion;
+import org.roce4j.verbs.ProtectionDomain;
+import org.roce4j.verbs.QpInitAttributes;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.verbs.RecvWorkRequest;
+import org.roce4j.verbs.SendWorkRequest;
+
+/**
+ * rdma-core's udaddy (librdmacm/examples/udaddy.c) on roce4j: UD "connections" through rdma_cm's UDP port space
+ * (SIDR), then {@code -C} messages of {@code -S} bytes from the client to the server and back, with udaddy's output
+ * lines and its return status. Its functions keep udaddy.c's names and order: the client resolves each connection
+ * (init_node, post_recvs, rdma_connect), takes the peer's UD address from ESTABLISHED (resolved_handler), sends
+ * unsignaled SEND_WITH_IMM carrying its QPN and waits for the replies; the server accepts each CONNECT_REQUEST,
+ * waits for the messages, addresses its replies from the first work completion and its GRH (create_reply_ah) and
+ * sends them signaled.
+ *
+ * <p>Where udaddy waits forever, a timeout ({@link UdaddySettings#timeoutMs}, 0 = forever) ends the wait with
+ * status -110 (ETIMEDOUT) and a line saying what did not come.
+ */
+public final class Udaddy
+{
+    /** rdma_listen(id, 0): the kernel's ucma takes its max_backlog, 1024. */
+    private static final int BACKLOG = 1024;
+    /** -ETIMEDOUT, udaddy's status when a wait of roce4j's timeout expires. */
+    private static final int ETIMEDOUT = -110;
+    /** -EINVAL. */
+    private static final int EINVAL = -22;
+    /** -ENOMEM: connect_handler's status when more requests come than -c. */
+    private static final int ENOMEM = -12;
+    /** -1: what librdmacm returns for a failed call (errno set). */
+    private static final int FAILED = -1;
+    /** How long one blocking wait lasts before the loop looks at the deadline again. */
+    private static final long SLICE_NS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** One connection (struct cmatest_node). */
+    private static final class Node
+    {
+        RdmaCmId cmaId;
+        boolean connected;
+        ProtectionDomain pd;
+        CompletionQueue cq;
+        MemoryRegion mr;
+        AddressHandle ah;
+        int remoteQpn;
+        int remoteQkey;
+    }
+
+    private final RdmaCm cm;
+    private final UdaddySettings settings;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final Node[] nodes;
+    private int messageCount;
+    private int connIndex;
+    private int connectsLeft;
+    private Runnable onListening = () ->
+    {
+    };
+
+    /**
+     * @param cm       rdma_cm of the device to run on.
+     * @param settings the options.
+     * @param out      udaddy's stdout.
+     * @param err      udaddy's stderr (perror's lines).
+     */
+    public Udaddy(final RdmaCm cm, final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        this.cm = cm;
+        this.settings = settings;
+        this.out = out;
+        this.err = err;
+        this.messageCount = settings.messageCount();
+        this.nodes = new Node[settings.connections()];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodes[i] = new Node();
+        }
+    }
+
+    /**
+     * @param callback run once the server listens, or has failed to (for the in-process run); may run twice.
+     * @return this.
+     */
+    public Udaddy onListening(final Runnable callback)
+    {
+        this.onListening = callback;
+        return this;
+    }
+
+    /**
+     * udaddy's main after option parsing: run the role, print "test complete" and "return status N".
+     *
+     * @return udaddy's exit status: its return status as a byte (-22 exits 234).
+     */
+    public int run()
+    {
+        connectsLeft = settings.connections();
+        if (!settings.server())
+        {
+            // alloc_nodes: the client's ids exist before anything runs; a failure exits 1 at once.
+            try
+            {
+                for (final Node node : nodes)
+                {
+                    node.cmaId = cm.createId(settings.portSpace());
+                }
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                err.println("roce udaddy: " + ex.getMessage());
+                err.flush();
+                return 1;
+            }
+        }
+        final int ret;
+        try
+        {
+            ret = settings.server() ? runServer() : runClient();
+        }
+        finally
+        {
+            // A server that failed before listening must not leave the in-process client waiting for it.
+            onListening.run();
+        }
+        out.println("test complete");
+        destroyNodes();
+        out.println("return status " + ret);
+        out.flush();
+        err.flush();
+        return ret & 0xFF;
+    }
+
+    private int runServer()
+    {
+        out.println("udaddy: starting server");
+        out.flush();
+        final RdmaCmId listenId;
+        try
+        {
+            listenId = cm.createId(settings.portSpace());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("udaddy: listen request failed: " + ex.getMessage());
+            return FAILED;
+        }
+        try
+        {
+            final InetAddress bind = null == settings.bind() ? InetAddress.getByName("::") : settings.bind();
+            listenId.listen(new InetSocketAddress(bind, settings.port()), BACKLOG);
+        }
+        catch (final IllegalArgumentException | IllegalStateException | java.net.UnknownHostException ex)
+        {
+            err.println("udaddy: bind address failed: " + ex.getMessage());
+            listenId.destroy();
+            return FAILED;
+        }
+        onListening.run();
+        try
+        {
+            // udaddy.c ignores connect_events' status on the server.
+            connectEvents();
+            int ret = 0;
+            if (0 != messageCount)
+            {
+                out.println("receiving data transfers");
+                out.flush();
+                ret = pollCqs();
+                if (0 != ret)
+                {
+                    return ret;
+                }
+                out.println("sending replies");
+                out.flush();
+                for (final Node node : nodes)
+                {
+                    ret = postSends(node, SendFlags.SIGNALED);
+                    if (0 != ret)
+                    {
+                        return ret;
+                    }
+                }
+                ret = pollCqs();
+                if (0 != ret)
+                {
+                    return ret;
+                }
+                out.println("data transfers complete");
+            }
+            return ret;
+        }
+        finally
+        {
+            listenId.destroy();
+        }
+    }
+
+    private int runClient()
+    {
+        out.println("udaddy: starting client");
+        out.println("udaddy: connecting");
+        out.flush();
+        for (final Node node : nodes)
+        {
+            // rdma_resolve_addr and rdma_resolve_route complete at once on RoCE; addr_handler sets the TOS, then
+            // route_handler prepares the node and connects.
+            if (settings.tos() >= 0)
+            {
+                node.cmaId.tos(settings.tos());
+            }
+            final int ret = routeHandler(node);
+            if (0 != ret)
+            {
+                return ret;
+            }
+        }
+        int ret = connectEvents();
+        if (0 != ret)
+        {
+            return ret;
+        }
+        if (0 != messageCount)
+        {
+            out.println("initiating data transfers");
+            out.flush();
+            for (final Node node : nodes)
+            {
+                ret = postSends(node, 0);
+                if (0 != ret)
+                {
+                    return ret;
+                }
+            }
+            out.println("receiving data transfers");
+            out.flush();
+            ret = pollCqs();
+            if (0 != ret)
+            {
+                return ret;
+            }
+            out.println("data transfers complete");
+        }
+        return 0;
+    }
+
+    private int verifyTestParams()
+    {
+        final int mtu = cm.device().activeMtu().bytes();
+        if (0 != messageCount && settings.messageSize() > mtu)
+        {
+            out.println("udaddy: message_size " + settings.messageSize() + " is larger than active mtu " + mtu);
+            return EINVAL;
+        }
+        return 0;
+    }
+
+    private int initNode(final Node node)
+    {
+        final RdmaDevice device = cm.device();
+        node.pd = device.allocPd();
+        final int cqe = 0 != messageCount ? messageCount * 2 : 2;
+        node.cq = device.createCq(cqe);
+        final int depth = 0 != messageCount ? messageCount : 1;
+        try
+        {
+            node.cmaId.createQp(node.pd, new QpInitAttributes().qpType(QpType.UD).cq(node.cq)
+                .cap(depth, depth, 1, 1, 0));
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            err.println("udaddy: unable to create QP: " + ex.getMessage());
+            return FAILED;
+        }
+        // create_message: no size means no messages.
+        if (0 == settings.messageSize())
+        {
+            messageCount = 0;
+        }
+        if (0 != messageCount)
+        {
+            node.mr = node.pd.registerMemory(
+                ByteBuffer.allocateDirect(settings.messageSize() + WorkCompletion.GRH_BYTES), AccessFlags.LOCAL_WRITE);
+        }
+        return 0;
+    }
+
+    private int postRecvs(final Node node)
+    {
+        if (0 == messageCount)
+        {
+            return 0;
+        }
+        final RecvWorkRequest wr = new RecvWorkRequest().wrId(0)
+            .addSge(node.mr, 0, settings.messageSize() + WorkCompletion.GRH_BYTES);
+        for (int i = 0; i < messageCount; i++)
+        {
+            node.cmaId.qp().postRecv(wr);
+        }
+        return 0;
+    }
+
+    private int postSends(final Node node, final int signalFlag)
+    {
+        if (!node.connected || 0 == messageCount)
+        {
+            return 0;
+        }
+        final SendWorkRequest wr = new SendWorkRequest().wrId(0).opcode(WrOpcode.SEND_WITH_IMM)
+            .sendFlags(signalFlag).immData(node.cmaId.qp().qpNum()).ud(node.ah, node.remoteQpn, node.remoteQkey)
+            .addSge(node.mr, 0, settings.messageSize());
+        for (int i = 0; i < messageCount; i++)
+        {
+            node.cmaId.qp().postSend(wr);
+        }
+        return 0;
+    }
+
+    /** What both route_handler and connect_handler do first: verify_test_params, init_node, post_recvs. */
+    private int prepareNode(final Node node)
+    {
+        int ret = verifyTestParams();
+        if (0 == ret)
+        {
+            ret = initNode(node);
+        }
+        if (0 == ret)
+        {
+            ret = postRecvs(node);
+        }
+        return ret;
+    }
+
+    private int routeHandler(final Node node)
+    {
+        int ret = prepareNode(node);
+        if (0 == ret)
+        {
+            try
+            {
+                node.cmaId.connect(new InetSocketAddress(settings.destination(), settings.port()), new ConnParam());
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                err.println("udaddy: failure connecting: " + ex.getMessage());
+                ret = FAILED;
+            }
+        }
+        if (0 != ret)
+        {
+            connectsLeft--;
+        }
+        return ret;
+    }
+
+    private int connectHandler(final RdmaCmId cmaId)
+    {
+        if (connIndex == nodes.length)
+        {
+            out.println("udaddy: failing connection request");
+            cmaId.reject(null);
+            return ENOMEM;
+        }
+        final Node node = nodes[connIndex++];
+        node.cmaId = cmaId;
+        int ret = prepareNode(node);
+        if (0 == ret)
+        {
+            try
+            {
+                cmaId.accept(null);
+                node.connected = true;
+                connectsLeft--;
+                return 0;
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                err.println("udaddy: failure accepting: " + ex.getMessage());
+                ret = FAILED;
+            }
+        }
+        node.cmaId = null;
+        connectsLeft--;
+        out.println("udaddy: failing connection request");
+        cmaId.reject(null);
+        return ret;
+    }
+
+    private int resolvedHandler(final Node node, final RdmaCmEvent event)
+    {
+        node.remoteQpn = event.ud().qpNum();
+        node.remoteQkey = event.ud().qkey();
+        try
+        {
+            node.ah = node.pd.createAh(event.ud().ahAttr());
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            out.println("udaddy: failure creating address handle");
+            connectsLeft--;
+            return FAILED;
+        }
+        node.connected = true;
+        connectsLeft--;
+        return 0;
+    }
+
+    private int cmaHandler(final RdmaCmEvent event)
+    {
+        switch (event.type())
+        {
+            case CONNECT_REQUEST:
+                return connectHandler(event.id());
+            case ESTABLISHED:
+                final Node node = nodeOf(event.id());
+                return null == node ? 0 : resolvedHandler(node, event);
+            case ADDR_ERROR:
+            case CONNECT_ERROR:
+            case UNREACHABLE:
+            case REJECTED:
+                out.println("udaddy: event: " + event.type().libraryName() + ", error: " + event.status());
+                connectsLeft--;
+                return event.status();
+            default:
+                return 0;
+        }
+    }
+
+    private Node nodeOf(final RdmaCmId id)
+    {
+        for (final Node node : nodes)
+        {
+            if (node.cmaId == id)
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    private int connectEvents()
+    {
+        int ret = 0;
+        final long deadline = deadlineNs();
+        while (connectsLeft > 0 && 0 == ret)
+        {
+            final RdmaCmEvent event = cm.getEvent(SLICE_NS);
+            if (null == event)
+            {
+                if (expired(deadline))
+                {
+                    out.println("roce udaddy: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
+                        connectsLeft + " connection(s) left)");
+                    return ETIMEDOUT;
+                }
+                continue;
+            }
+            ret = cmaHandler(event);
+        }
+        out.flush();
+        return ret;
+    }
+
+    private int pollCqs()
+    {
+        final WorkCompletion[] wc = new WorkCompletion[8];
+        for (int i = 0; i < wc.length; i++)
+        {
+            wc[i] = new WorkCompletion();
+        }
+        final long deadline = deadlineNs();
+        for (final Node node : nodes)
+        {
+            if (!node.connected)
+            {
+                continue;
+            }
+            int done = 0;
+            while (done < messageCount)
+            {
+                final int ret = node.cq.pollBlocking(wc, SLICE_NS);
+                if (0 == ret && expired(deadline))
+                {
+                    out.println("roce udaddy: " + done + " of " + messageCount + " completions within " +
+                        settings.timeoutMs() + " ms");
+                    return ETIMEDOUT;
+                }
+                if (ret > 0 && null == node.ah)
+                {
+                    final int rc = createReplyAh(node, wc[0]);
+                    if (0 != rc)
+                    {
+                        out.println("udaddy: failed to create reply AH");
+                        return rc;
+                    }
+                }
+                done += ret;
+            }
+        }
+        return 0;
+    }
+
+    private int createReplyAh(final Node node, final WorkCompletion wc)
+    {
+        try
+        {
+            node.ah = node.pd.createAhFromWc(wc, node.mr.buffer(), 0);
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            return FAILED;
+        }
+        node.remoteQpn = wc.immData();
+        node.remoteQkey = node.cmaId.qp().query(new QpAttributes(), QpAttrMask.QKEY).qkey;
+        return 0;
+    }
+
+    private long deadlineNs()
+    {
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
+    }
+
+    /** True once a wait with roce4j's timeout has passed its deadline; never without a timeout (udaddy's way). */
+    private boolean expired(final long deadlineNs)
+    {
+        return 0 != settings.timeoutMs() && System.nanoTime() - deadlineNs >= 0;
+    }
+
+    private void destroyNodes()
+    {
+        for (final Node node : nodes)
+        {
+            if (null == node.cmaId)
+            {
+                continue;
+            }
+            if (null != node.ah)
+            {
+                node.ah.destroy();
+            }
+            if (null != node.cmaId.qp())
+            {
+                node.cmaId.qp().destroy();
+            }
+            if (null != node.cq)
+            {
+                node.cq.destroy();
+            }
+            if (null != node.mr)
+            {
+                node.mr.deregister();
+            }
+            if (null != node.pd)
+            {
+                node.pd.dealloc();
+            }
+            // Destroy the RDMA ID after all device resources.
+            node.cmaId.destroy();
+        }
+    }
+}
