@@ -182,7 +182,7 @@ final class CompleterChecks
                 if (AethHeader.NakCode.PSN_SEQUENCE_ERROR.syndrome() == syndrome)
                 {
                     counters.increment(TransportCounter.NAK_SEQUENCE_RECEIVED);
-                    // IBA 9.7.5.1.2 (coalesced acknowledges): a sequence NAK acknowledges every PSN before the one it carries.
+                    // IBA 9.7.5.1.2 (coalesced acknowledges): a sequence NAK acknowledges every earlier PSN.
                     if (Psn.compare(psn, qp.comp.psn) > 0)
                     {
                         qp.comp.psn = psn;
