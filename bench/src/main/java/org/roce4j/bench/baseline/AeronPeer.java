@@ -230,6 +230,8 @@ public final class AeronPeer implements AutoCloseable
     /** Runs the driver's agents in INVOKER mode; null when the driver has threads of its own. */
     private final AgentInvoker driverInvoker;
     private final Aeron aeron;
+    /** Runs the client's conductor in INVOKER mode; null when it has a thread of its own. */
+    private final AgentInvoker clientInvoker;
     private final UnsafeBuffer sendBuffer =
         new UnsafeBuffer(BufferUtil.allocateDirectAligned(MAX_MESSAGE_BYTES, BitUtil.CACHE_LINE_LENGTH));
 
@@ -257,6 +259,13 @@ public final class AeronPeer implements AutoCloseable
             .ipcMtuLength(MTU_BYTES)
             .publicationTermBufferLength(TERM_BYTES)
             .ipcTermBufferLength(TERM_BYTES);
+        if (ThreadingMode.INVOKER == threading.mode)
+        {
+            // Nothing runs the driver or the client between figures (while roce4j's are measured): neither may
+            // time the other out meanwhile. The unblock timeout must exceed the liveness timeout (Aeron checks).
+            context.clientLivenessTimeoutNs(TimeUnit.MILLISECONDS.toNanos(STILL_DRIVER_TIMEOUT_MS))
+                .publicationUnblockTimeoutNs(TimeUnit.MILLISECONDS.toNanos(2 * STILL_DRIVER_TIMEOUT_MS));
+        }
         driver = MediaDriver.launch(context);
         driverInvoker = driver.sharedAgentInvoker();
         try
@@ -265,7 +274,9 @@ public final class AeronPeer implements AutoCloseable
             // figures, while roce4j's are measured, it is still, and its heartbeat with it.
             aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName())
                 .driverAgentInvoker(driverInvoker)
+                .useConductorAgentInvoker(null != driverInvoker)
                 .driverTimeoutMs(null == driverInvoker ? CommonContext.DRIVER_TIMEOUT_MS : STILL_DRIVER_TIMEOUT_MS));
+            clientInvoker = aeron.conductorAgentInvoker();
         }
         catch (final RuntimeException ex)
         {
@@ -542,13 +553,15 @@ public final class AeronPeer implements AutoCloseable
     }
 
     /**
-     * Run the driver's agents once when it has no threads of its own (only ever from the caller's thread).
+     * Run the driver's agents and the client's conductor once when they have no threads of their own (only ever
+     * from the caller's thread).
      */
     private void runDriver()
     {
         if (null != driverInvoker)
         {
             driverInvoker.invoke();
+            clientInvoker.invoke();
         }
     }
 
