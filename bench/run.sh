@@ -10,7 +10,15 @@
 #                                              beside memcpy and the ring hand-off
 #   bench/run.sh links  [--name=value ...]     udp and pcap links against raw UDP / raw pcap in network namespaces
 #                                              (lo, veth over IPv4, veth6 over IPv6; needs root, iproute2,
-#                                              libpcap); --help lists the options
+#                                              libpcap); --help lists the options. Round trips are judged against
+#                                              busy-polled raw UDP (the event-loop one is shown beside it)
+#   bench/run.sh aeron  [--media ipc,udp] [--threading dedicated|shared-network|shared|invoker]
+#                       [--measure-ms N] [--warmup-ms N] [--repeat N]
+#                                              roce4j beside Aeron (embedded driver, default shared-network, data
+#                                              path busy-spinning; invoker: no driver thread, the pinging or
+#                                              publishing side runs it) in one run: 64 B round trip p50/p99 and
+#                                              4 KiB stream, memory fabric vs Aeron IPC and udp link vs Aeron UDP
+#                                              on loopback, each as a ratio roce4j/Aeron (no root needed)
 #   bench/run.sh suite  [--quick | --smoke | --full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]
 #                                              the whole matrix; writes RESULTS.md, results.json and plots under
 #                                              bench/results/suite-<UTC time>/ (or DIR)
@@ -119,7 +127,7 @@ PY
 set_name="${1:-}"
 [ $# -gt 0 ] && shift
 case "$set_name" in
-    wire|engine|links|suite)
+    wire|engine|links|aeron|suite)
         ;;
     -h|--help)
         usage
@@ -157,6 +165,12 @@ case "$set_name" in
         echo "load before: $(cat /proc/loadavg)"
         run_prioritised java "${exports[@]}" -Xms1g -Xmx1g -XX:+UseParallelGC "${java_opts[@]}" -cp "$jar" \
             org.roce4j.bench.engine.EngineBench "$@"
+        echo "load after: $(cat /proc/loadavg)"
+        ;;
+    aeron)
+        echo "load before: $(cat /proc/loadavg)"
+        run_prioritised java "${exports[@]}" -Xms1g -Xmx1g -XX:+UseParallelGC "${java_opts[@]}" -cp "$jar" \
+            org.roce4j.bench.engine.AeronBench "$@"
         echo "load after: $(cat /proc/loadavg)"
         ;;
     links)

@@ -14,7 +14,8 @@ import org.roce4j.bench.ServerLoop;
 
 /**
  * The in-process baselines the benchmarks' figures are compared with, measured in the same JVM and run (the raw
- * media have their own classes here: {@link RawUdpBusyPoll}, {@link RawUdpEventLoop}, {@link RawPcap}):
+ * media have their own classes here: {@link RawUdpBusyPoll}, {@link RawUdpEventLoop}, {@link RawPcap}; so has the
+ * peer measured beside roce4j, {@link AeronPeer}):
  * <ul>
  *   <li>memcpy: {@code UnsafeBuffer.putBytes} between two direct buffers (Unsafe.copyMemory), one copy of the
  *   message; the engine makes three per packet on the memory fabric (gather into the frame, frame into the

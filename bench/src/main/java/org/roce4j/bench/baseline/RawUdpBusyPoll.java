@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,10 +15,12 @@ import org.roce4j.bench.ServerLoop;
 
 /**
  * Raw kernel UDP, busy-polled: what the JDK's own non-blocking {@link DatagramChannel} moves over loopback between
- * two threads that each spin on their channel, with no protocol on top (the suite's raw UDP baseline;
- * {@link RawUdpEventLoop} is the one driven by Netty event loops, as the link benchmarks compare). A message of S
- * bytes travels as ceil(S / 4096) datagrams of at most 4096 bytes (the payload of one RoCE packet at MTU 4096), one
- * {@code send} system call each.
+ * two threads that each spin on their channel, with no protocol on top: the suite's raw UDP baseline, and the
+ * links set's round-trip baseline (the udp link busy-polls its non-blocking socket on the engine thread in the same
+ * way; {@link RawUdpEventLoop} is the one driven by Netty event loops, the links set's WRITE baseline). A message
+ * of S bytes travels as ceil(S / segment) datagrams of at most a segment each, one {@code send} system call each:
+ * the suite's segment is 4096 bytes (the payload of one RoCE packet at MTU 4096), the links set's is the link's
+ * datagram, so a message is one datagram as on the link.
  * <ul>
  *   <li>stream: one thread sends as fast as it can, the other busy-polls {@code receive}; the figure is what
  *   arrived (loopback drops what the receiver cannot keep up with);</li>
@@ -33,39 +36,103 @@ public final class RawUdpBusyPoll implements AutoCloseable
     /** Socket buffer size asked for (the kernel caps it at net.core.[rw]mem_max). */
     private static final int SOCKET_BUFFER_BYTES = 4 << 20;
 
+    private final int segmentBytes;
     private final DatagramChannel client;
     private final DatagramChannel server;
     private final InetSocketAddress clientAddress;
     private final InetSocketAddress serverAddress;
-    private final ByteBuffer clientBuffer = ByteBuffer.allocateDirect(SEGMENT_BYTES);
-    private final ByteBuffer serverBuffer = ByteBuffer.allocateDirect(SEGMENT_BYTES);
+    private final ByteBuffer clientBuffer;
+    private final ByteBuffer serverBuffer;
 
     /**
-     * Open two non-blocking channels on 127.0.0.1, on free ports.
+     * Where the two channels are opened: the links set opens each inside its side's network namespace.
+     */
+    @FunctionalInterface
+    public interface Opener
+    {
+        /**
+         * @param side 0 for the client, 1 for the server.
+         * @param task opens the channel.
+         * @return the channel, opened where the side lives.
+         */
+        DatagramChannel open(int side, Callable<DatagramChannel> task);
+    }
+
+    /**
+     * Open two non-blocking channels on 127.0.0.1, on free ports, sending messages in datagrams of at most
+     * {@link #SEGMENT_BYTES}.
      */
     public RawUdpBusyPoll()
     {
-        try
+        this((side, task) ->
         {
-            client = open();
-            server = open();
-            clientAddress = (InetSocketAddress)client.getLocalAddress();
-            serverAddress = (InetSocketAddress)server.getLocalAddress();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot open the raw UDP baseline sockets: " + ex.getMessage(), ex);
-        }
+            try
+            {
+                return task.call();
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+        }, "127.0.0.1", "127.0.0.1", SEGMENT_BYTES);
     }
 
-    private static DatagramChannel open() throws IOException
+    /**
+     * Open two non-blocking channels on free ports of the given addresses.
+     *
+     * @param opener        where each channel is opened.
+     * @param clientIp      the client's IPv4 address.
+     * @param serverIp      the server's IPv4 address.
+     * @param segmentBytes  largest datagram payload: a message goes as ceil(size / segmentBytes) datagrams (the
+     *                      links set passes the link's datagram size, so a message is one datagram as on the link).
+     */
+    public RawUdpBusyPoll(final Opener opener, final String clientIp, final String serverIp, final int segmentBytes)
+    {
+        this.segmentBytes = segmentBytes;
+        clientBuffer = ByteBuffer.allocateDirect(segmentBytes);
+        serverBuffer = ByteBuffer.allocateDirect(segmentBytes);
+        DatagramChannel openedClient = null;
+        DatagramChannel openedServer = null;
+        try
+        {
+            openedClient = opener.open(0, () -> open(clientIp));
+            openedServer = opener.open(1, () -> open(serverIp));
+            clientAddress = (InetSocketAddress)openedClient.getLocalAddress();
+            serverAddress = (InetSocketAddress)openedServer.getLocalAddress();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            closeQuietly(openedClient);
+            closeQuietly(openedServer);
+            throw new IllegalStateException("cannot open the raw UDP baseline sockets: " + ex.getMessage(), ex);
+        }
+        client = openedClient;
+        server = openedServer;
+    }
+
+    private static DatagramChannel open(final String ip) throws IOException
     {
         final DatagramChannel channel = DatagramChannel.open();
         channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
         channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-        channel.bind(new InetSocketAddress("127.0.0.1", 0));
+        channel.bind(new InetSocketAddress(ip, 0));
         channel.configureBlocking(false);
         return channel;
+    }
+
+    private static void closeQuietly(final DatagramChannel channel)
+    {
+        if (null != channel)
+        {
+            try
+            {
+                channel.close();
+            }
+            catch (final IOException ignored)
+            {
+                // Already failing: the first error is the one reported.
+            }
+        }
     }
 
     /**
@@ -108,7 +175,7 @@ public final class RawUdpBusyPoll implements AutoCloseable
     {
         while (System.nanoTime() - untilNs < 0)
         {
-            sendMessage(client, clientBuffer, serverAddress, sizeBytes);
+            sendMessage(client, clientBuffer, serverAddress, sizeBytes, segmentBytes);
         }
     }
 
@@ -122,7 +189,7 @@ public final class RawUdpBusyPoll implements AutoCloseable
      */
     public Histogram roundTrips(final int sizeBytes, final long warmupNs, final long measureNs)
     {
-        final int segments = segments(sizeBytes);
+        final int segments = segments(sizeBytes, segmentBytes);
         final int[] serverGot = new int[1];
         final ServerLoop echo = new ServerLoop("raw-udp-echo", () ->
         {
@@ -130,7 +197,7 @@ public final class RawUdpBusyPoll implements AutoCloseable
             if (null != receive(server, serverBuffer) && ++serverGot[0] == segments)
             {
                 serverGot[0] = 0;
-                sendMessage(server, serverBuffer, clientAddress, sizeBytes);
+                sendMessage(server, serverBuffer, clientAddress, sizeBytes, segmentBytes);
             }
         });
         try
@@ -138,7 +205,7 @@ public final class RawUdpBusyPoll implements AutoCloseable
             return Baselines.recordRoundTrips(warmupNs, measureNs, () ->
             {
                 final long sentNs = System.nanoTime();
-                sendMessage(client, clientBuffer, serverAddress, sizeBytes);
+                sendMessage(client, clientBuffer, serverAddress, sizeBytes, segmentBytes);
                 int got = 0;
                 while (got < segments)
                 {
@@ -161,18 +228,18 @@ public final class RawUdpBusyPoll implements AutoCloseable
         }
     }
 
-    private static int segments(final int sizeBytes)
+    private static int segments(final int sizeBytes, final int segmentBytes)
     {
-        return Math.max(1, (sizeBytes + SEGMENT_BYTES - 1) / SEGMENT_BYTES);
+        return Math.max(1, (sizeBytes + segmentBytes - 1) / segmentBytes);
     }
 
-    private static void sendMessage(
-        final DatagramChannel channel, final ByteBuffer buffer, final InetSocketAddress to, final int sizeBytes)
+    private static void sendMessage(final DatagramChannel channel, final ByteBuffer buffer,
+        final InetSocketAddress to, final int sizeBytes, final int segmentBytes)
     {
         int left = sizeBytes;
         do
         {
-            final int segment = Math.min(left, SEGMENT_BYTES);
+            final int segment = Math.min(left, segmentBytes);
             buffer.clear().limit(segment);
             try
             {

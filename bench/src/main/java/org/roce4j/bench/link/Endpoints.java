@@ -1,5 +1,6 @@
 package org.roce4j.bench.link;
 
+import java.nio.channels.DatagramChannel;
 import java.util.concurrent.Callable;
 
 import io.netty.channel.Channel;
@@ -159,6 +160,16 @@ final class Endpoints implements AutoCloseable
      * @return the channel, whose socket lives in the side's namespace.
      */
     Channel openChannel(final int side, final Callable<Channel> task)
+    {
+        return namespaces.call(side, task);
+    }
+
+    /**
+     * @param side 0 for A, 1 for B.
+     * @param task opens a JDK datagram channel.
+     * @return the channel, whose socket lives in the side's namespace.
+     */
+    DatagramChannel openDatagramChannel(final int side, final Callable<DatagramChannel> task)
     {
         return namespaces.call(side, task);
     }
