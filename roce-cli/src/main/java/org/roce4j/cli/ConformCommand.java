@@ -45,10 +45,10 @@ import picocli.CommandLine.Spec;
             "scenario (PASS, FAIL, DEVIATION explained by --profile, SKIP with its reason).",
         "The device under test is roce4j itself (--self, over the in-memory fabric, on an injected clock: no " +
             "waiting; congestion control on, DCQCN, so it is a CNP notification point), or a remote device (--link " +
-            "SPEC SERVER) driven only by stock tools: it runs perftest servers in loops (the run prints them), roce4j " +
-            "connects through their exchange for each scenario and sends its own requests on the QP it got; what " +
-            "the tools cannot show (the DUT's memory, completions, QP state, posting work: the requester suite) " +
-            "SKIPs with the reason.",
+            "SPEC SERVER) driven only by stock tools: it runs perftest servers in loops (the run prints them), " +
+            "roce4j connects through their exchange for each scenario and sends its own requests on the QP it got; " +
+            "what the tools cannot show (the DUT's memory, its receives and completions, posting work: the " +
+            "requester suite) SKIPs with the reason.",
         "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error."})
 public final class ConformCommand implements Callable<Integer>
 {
