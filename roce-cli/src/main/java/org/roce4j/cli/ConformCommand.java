@@ -15,10 +15,14 @@ import org.roce4j.conform.ScenarioRunner;
 import org.roce4j.conform.Side;
 import org.roce4j.conform.Verdict;
 import org.roce4j.conform.catalogue.Catalogue;
+import org.roce4j.conform.dut.RemoteDutConfig;
+import org.roce4j.conform.dut.RemoteTestbed;
+import org.roce4j.conform.dut.RemoteTool;
 import org.roce4j.conform.dut.SelfDut;
 import org.roce4j.conform.file.ScenarioFile;
 import org.roce4j.conform.report.ReportWriter;
 import org.roce4j.conform.report.TerminalTable;
+import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,8 +33,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code roce conform}: run the conformance scenarios of roce-conform against a device under test and print a verdict
- * per scenario. Today the DUT is roce4j itself ({@code --self}); a remote DUT ({@code --link SPEC SERVER}) is not
- * implemented yet and says so (exit code 2).
+ * per scenario. The DUT is roce4j itself ({@code --self}) or a remote device ({@code --link SPEC SERVER}) running
+ * stock perftest servers in loops ({@link RemoteDutConfig#loop}).
  */
 @Command(
     name = "conform",
@@ -39,16 +43,21 @@ import picocli.CommandLine.Spec;
     description = {
         "Judge a RoCEv2 device against the IBA rules with scripted, misbehaving exchanges: one verdict per " +
             "scenario (PASS, FAIL, DEVIATION explained by --profile, SKIP with its reason).",
-        "Today the device under test is roce4j itself (--self, over the in-memory fabric, on an injected clock: " +
-            "no waiting; congestion control on, DCQCN, so it is a CNP notification point); against a remote device " +
-            "(--link SPEC SERVER) it is not implemented yet and exits with 2.",
-        "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error or remote DUT (not yet implemented)."})
+        "The device under test is roce4j itself (--self, over the in-memory fabric, on an injected clock: no " +
+            "waiting; congestion control on, DCQCN, so it is a CNP notification point), or a remote device (--link " +
+            "SPEC SERVER) driven only by stock tools: it runs perftest servers in loops (the run prints them), " +
+            "roce4j connects through their exchange for each scenario and sends its own requests on the QP it got; " +
+            "what the tools cannot show (the DUT's memory, its receives and completions, posting work: the " +
+            "requester suite) SKIPs with the reason.",
+        "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error."})
 public final class ConformCommand implements Callable<Integer>
 {
     /** Exit code when some scenario FAILed. */
     static final int EXIT_FAIL = 1;
-    /** Exit code for usage errors and the not yet implemented remote DUT. */
+    /** Exit code for usage errors. */
     static final int EXIT_USAGE = 2;
+    /** rxe's GID index of its RoCEv2 IPv4-mapped GID (index 0 is the link-local one). */
+    static final int DEFAULT_DUT_GID_INDEX = 1;
 
     @Spec
     private CommandSpec spec;
@@ -83,17 +92,26 @@ public final class ConformCommand implements Callable<Integer>
     private Path reportDir;
 
     @Option(names = "--link", paramLabel = "SPEC",
-        description = "link to a remote DUT (not yet implemented): " + LinkSpecs.FORMS)
+        description = "the conform peer's link to a remote DUT: " + LinkSpecs.FORMS)
     private String link;
 
-    @Option(names = "-x", paramLabel = "GID_INDEX", description = "remote DUT's GID index (not yet implemented)")
+    @Option(names = "-x", paramLabel = "GID_INDEX",
+        description = "the remote DUT's GID index of its RoCEv2 IPv4 GID, in the loops printed for it (default: 1, " +
+            "rxe's)")
     private Integer gidIndex;
 
-    @Option(names = "-p", paramLabel = "PORT", description = "remote DUT's control port (not yet implemented)")
+    @Option(names = "-p", paramLabel = "PORT",
+        description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1 " +
+            "(default: 18515, perftest's)")
     private Integer port;
 
+    @Option(names = "--dut-device", paramLabel = "DEV", defaultValue = "rxe0",
+        description = "the remote DUT's RDMA device, in the loops printed for it (default: rxe0; mlx5_0 on a " +
+            "ConnectX)")
+    private String dutDevice;
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "SERVER",
-        description = "remote DUT's control address, as for roce perf (not yet implemented)")
+        description = "the remote DUT's control address, as for roce perf")
     private String server;
 
     /**
@@ -129,19 +147,56 @@ public final class ConformCommand implements Callable<Integer>
             out.flush();
             return 0;
         }
-        if (!self)
+        if (self == (null != link || null != server))
         {
-            final PrintWriter err = spec.commandLine().getErr();
-            err.println("roce conform: a remote DUT (--link SPEC SERVER) is not yet implemented; use --self to run " +
-                "the catalogue against roce4j itself, or --list to see it");
-            err.flush();
-            return EXIT_USAGE;
+            throw new ParameterException(spec.commandLine(), "give either --self or --link SPEC SERVER (a remote " +
+                "DUT running the tool loops the run prints)");
         }
-        final String dutName = "roce4j (self, in-memory fabric)";
+        if (!self && (null == link || null == server))
+        {
+            throw new ParameterException(spec.commandLine(), "a remote DUT needs both --link SPEC and SERVER");
+        }
         final TerminalTable table = new TerminalTable(out);
-        table.header(dutName, peerProfile.cliName());
-        final List<ScenarioResult> results = new ScenarioRunner(() -> SelfDut.testbed(UnaryOperator.identity()),
-            peerProfile).runAll(selected, table::row);
+        final String dutName;
+        final List<ScenarioResult> results;
+        if (self)
+        {
+            dutName = "roce4j (self, in-memory fabric)";
+            table.header(dutName, peerProfile.cliName());
+            results = new ScenarioRunner(() -> SelfDut.testbed(UnaryOperator.identity()), peerProfile)
+                .runAll(selected, table::row);
+        }
+        else
+        {
+            final RemoteDutConfig config = RemoteDutConfig.of(server, null == port ? RemoteDutConfig.DEFAULT_PORT :
+                port, dutDevice, null == gidIndex ? DEFAULT_DUT_GID_INDEX : gidIndex);
+            out.println("On the DUT (" + server + "), start these loops and leave them running:");
+            for (final RemoteTool tool : RemoteTool.forScenarios(selected))
+            {
+                out.println("  " + config.loop(tool));
+            }
+            final Link peerLink;
+            try
+            {
+                peerLink = LinkSpecs.open(link);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                throw new ParameterException(spec.commandLine(), "cannot open --link " + link + ": " +
+                    ex.getMessage());
+            }
+            try (Link opened = peerLink)
+            {
+                dutName = server + " (" + dutDevice + ", over " + opened.name() + ")";
+                table.header(dutName, peerProfile.cliName());
+                results = new ScenarioRunner(RemoteTestbed.factory(config, opened), peerProfile).runAll(selected,
+                    result ->
+                    {
+                        table.row(result);
+                        out.println("    DUT: " + config.needs(result.scenario()));
+                    });
+            }
+        }
         table.summary(results);
         if (null != reportDir)
         {

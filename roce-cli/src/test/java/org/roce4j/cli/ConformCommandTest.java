@@ -148,13 +148,19 @@ class ConformCommandTest
     }
 
     @Test
-    void remoteDutIsNotYetImplementedAndSaysSo()
+    void aRemoteDutNeedsALinkAndAServer()
     {
-        final Cli.Result result = Cli.run("conform", "--link", "udp:127.0.0.1", "127.0.0.1");
+        final Cli.Result neither = Cli.run("conform");
+        final Cli.Result both = Cli.run("conform", "--self", "--link", "tunnel:127.0.0.1:0:127.0.0.1:9,ip=10.9.0.1",
+            "127.0.0.1");
+        final Cli.Result noServer = Cli.run("conform", "--link", "tunnel:127.0.0.1:0:127.0.0.1:9,ip=10.9.0.1");
 
-        assertEquals(ConformCommand.EXIT_USAGE, result.exitCode());
-        assertTrue(result.err().contains("not yet implemented"), result.err());
-        assertTrue(Cli.run("conform", "--help").out().contains("not implemented yet"));
+        assertEquals(ConformCommand.EXIT_USAGE, neither.exitCode());
+        assertTrue(neither.err().contains("give either --self or --link SPEC SERVER"), neither.err());
+        assertEquals(ConformCommand.EXIT_USAGE, both.exitCode());
+        assertEquals(ConformCommand.EXIT_USAGE, noServer.exitCode());
+        assertTrue(noServer.err().contains("a remote DUT needs both --link SPEC and SERVER"), noServer.err());
+        assertTrue(Cli.run("conform", "--help").out().contains("perftest"));
     }
 
     @Test

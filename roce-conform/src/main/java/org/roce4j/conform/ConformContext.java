@@ -15,6 +15,7 @@ import org.roce4j.conform.dut.PeerQp;
 import org.roce4j.conform.dut.Testbed;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.Opcode;
+import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameBuilder;
 
 /**
@@ -36,6 +37,8 @@ public final class ConformContext
     private static final long WAIT_SLICES = 2000;
     /** The smallest slice of time a wait advances, 1 us. */
     private static final long MIN_SLICE_NS = 1_000;
+    /** How long the probe of {@link #probeAlive} waits for its ACK: 1 ms (at least the testbed's wait floor). */
+    private static final long PROBE_NS = 1_000_000L;
     /** Bound on DUT duty cycles without the clock moving: a DUT still busy after this many is stuck. */
     private static final int MAX_QUIET_CYCLES = 100_000;
 
@@ -268,13 +271,14 @@ public final class ConformContext
      * Wait for the DUT to send a frame matching the filter; frames it sends before that are passed over (they stay
      * in the capture for the checkers).
      *
-     * @param filter   what to wait for.
-     * @param withinNs how long to wait at most.
+     * @param filter what to wait for.
+     * @param waitNs how long to wait at most (at least the testbed's {@link Testbed#waitFloorNs}).
      * @return the frame.
      * @throws ConformFailure when none came in time, listing what the DUT did send.
      */
-    public CapturedFrame expect(final FrameFilter filter, final long withinNs)
+    public CapturedFrame expect(final FrameFilter filter, final long waitNs)
     {
+        final long withinNs = Math.max(waitNs, testbed.waitFloorNs());
         final int from = cursor;
         final long deadline = nowNs() + withinNs;
         final long slice = Math.max(MIN_SLICE_NS, withinNs / WAIT_SLICES);
@@ -298,12 +302,13 @@ public final class ConformContext
     /**
      * Require that the DUT sends nothing matching the filter for a while.
      *
-     * @param filter what must not come.
-     * @param forNs  how long to watch.
+     * @param filter  what must not come.
+     * @param watchNs how long to watch (at least the testbed's {@link Testbed#waitFloorNs}).
      * @throws ConformFailure when it came.
      */
-    public void expectNone(final FrameFilter filter, final long forNs)
+    public void expectNone(final FrameFilter filter, final long watchNs)
     {
+        final long forNs = Math.max(watchNs, testbed.waitFloorNs());
         final int from = cursor;
         advance(forNs);
         final CapturedFrame match = nextFromDut(filter);
@@ -313,6 +318,48 @@ public final class ConformContext
                 "; the DUT sent " + sentSince(from));
         }
         cursor = capture.size();
+    }
+
+    /**
+     * The observable substitute for the QP state of a DUT that does not show it ({@link Dut#showsQpState}): a
+     * zero-length WRITE ONLY with AckReq at the PSN after the highest one the DUT acknowledged must be ACKed with that
+     * PSN. A QP in the error state answers no request (IBA 10.3.1; rxe_resp.c drops requests to a QP in ERR), so the
+     * ACK shows the QP alive; a zero-length WRITE moves no data (C9-88).
+     *
+     * @throws ConformSkip    when the DUT acknowledged nothing yet to probe from.
+     * @throws ConformFailure when the probe is not ACKed.
+     */
+    public void probeAlive()
+    {
+        int highest = -1;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && frame.isAck() &&
+                (highest < 0 || Psn.compare(frame.psn(), highest) > 0))
+            {
+                highest = frame.psn();
+            }
+        }
+        if (highest < 0)
+        {
+            throw new ConformSkip("the DUT's QP state: the DUT does not show it, and it acknowledged nothing yet, so " +
+                "a request to probe it with has no known PSN");
+        }
+        final int next = Psn.next(highest);
+        send(frame(Opcode.RC_RDMA_WRITE_ONLY, next, new byte[0], b ->
+        {
+            b.bthHeader().ackReq(true);
+            b.reth().va(qp().va()).rkey(qp().rkey()).dmaLength(0);
+        }));
+        final CapturedFrame answer = expect(FrameFilter.anyAeth(), PROBE_NS);
+        if (!answer.isAck() || next != answer.psn())
+        {
+            throw new ConformFailure("the DUT does not show its QP state, and a zero-length WRITE ONLY probing it at " +
+                "PSN 0x" + Integer.toHexString(next) + " was answered with " + answer.label() + ", not an ACK of " +
+                "that PSN: its QP is not alive");
+        }
+        note("the DUT does not show its QP state: a zero-length WRITE ONLY at PSN 0x" + Integer.toHexString(next) +
+            " was ACKed, so its QP is alive");
     }
 
     private CapturedFrame nextFromDut(final FrameFilter filter)

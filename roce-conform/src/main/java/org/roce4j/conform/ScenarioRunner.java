@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.roce4j.conform.dut.Testbed;
@@ -16,7 +17,7 @@ import org.roce4j.conform.dut.Testbed;
  */
 public final class ScenarioRunner
 {
-    private final Supplier<Testbed> testbeds;
+    private final Function<Scenario, Testbed> testbeds;
     private final PeerProfile profile;
 
     /**
@@ -25,8 +26,23 @@ public final class ScenarioRunner
      */
     public ScenarioRunner(final Supplier<Testbed> testbeds, final PeerProfile profile)
     {
+        this(forEvery(Objects.requireNonNull(testbeds, "testbeds")), profile);
+    }
+
+    /**
+     * @param testbeds makes a fresh testbed for the scenario it is given (a remote DUT connects to the tool that
+     *                 scenario needs).
+     * @param profile  the DUT's profile.
+     */
+    public ScenarioRunner(final Function<Scenario, Testbed> testbeds, final PeerProfile profile)
+    {
         this.testbeds = Objects.requireNonNull(testbeds, "testbeds");
         this.profile = Objects.requireNonNull(profile, "profile");
+    }
+
+    private static Function<Scenario, Testbed> forEvery(final Supplier<Testbed> testbeds)
+    {
+        return scenario -> testbeds.get();
     }
 
     /**
@@ -53,7 +69,7 @@ public final class ScenarioRunner
     public ScenarioResult run(final Scenario scenario)
     {
         final Capture capture = new Capture();
-        try (Testbed testbed = testbeds.get())
+        try (Testbed testbed = testbeds.apply(scenario))
         {
             final ConformContext ctx = new ConformContext(testbed, capture);
             final long startNs = testbed.nowNs();

@@ -52,8 +52,18 @@ public interface Dut extends AutoCloseable
 
     /**
      * @return true when the DUT's QP is in the error state.
+     * @throws org.roce4j.conform.ConformSkip when the DUT does not show its QP state ({@link #showsQpState}).
      */
     boolean qpInError();
+
+    /**
+     * @return false when the DUT's QP state cannot be read from here (a stock tool does not report it): a step that
+     *     needs it uses an observable substitute or SKIPs.
+     */
+    default boolean showsQpState()
+    {
+        return true;
+    }
 
     /**
      * @param offset into the DUT's exposed region.

@@ -31,6 +31,16 @@ public interface Testbed extends AutoCloseable
     void advanceNs(long ns);
 
     /**
+     * @return the shortest wait for a DUT's answer, and the shortest silence watched for, nanoseconds: 0 for a DUT on
+     *     the runner's clock; a real DUT answers in its own time, so a remote testbed stretches the catalogue's short
+     *     waits to this.
+     */
+    default long waitFloorNs()
+    {
+        return 0;
+    }
+
+    /**
      * Release the DUT and the links.
      */
     @Override

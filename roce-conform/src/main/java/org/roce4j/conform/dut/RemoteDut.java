@@ -1,0 +1,305 @@
+package org.roce4j.conform.dut;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.locks.LockSupport;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.roce4j.conform.ConformSkip;
+import org.roce4j.cm.QpSetup;
+import org.roce4j.cm.perftest.PerftestDest;
+import org.roce4j.cm.perftest.PerftestReport;
+import org.roce4j.cm.perftest.PerftestSession;
+import org.roce4j.cm.perftest.PerftestSysData;
+import org.roce4j.cm.perftest.PerftestTcpConnector;
+import org.roce4j.cm.perftest.PerftestVersion;
+import org.roce4j.ib.Mtu;
+import org.roce4j.ib.QpType;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkAddress;
+import org.roce4j.transport.link.tunnel.TunnelLink;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
+import org.roce4j.wire.header.Ipv4Header;
+
+/**
+ * A device under test reached over a real link and driven only by a stock tool it runs in a loop (the DUT as
+ * responder): for each scenario roce4j connects to the tool's server through perftest's out-of-band exchange, as
+ * {@code roce perf} does as a client, announcing the conform peer's QPN and first PSN; the DUT's QP is then at RTR
+ * towards the peer, and its QPN, first PSN, R_Key and VA come from the exchange. The scenario's requests are the
+ * conform peer's own frames on that QP. After the scenario the exchange is finished as a client finishes it, so the
+ * tool exits and its loop starts it again for the next scenario.
+ *
+ * <p>What a tool cannot give makes the scenario SKIP, naming what is missing: reading or writing the DUT's memory,
+ * posting receives or sends on its QP, its completions and its QP state, a UD QP, a region without remote access.
+ */
+public final class RemoteDut implements Dut
+{
+    /** perftest's DEF_QP_TIME: the local ACK timeout exponent of its QPs (4.096 us x 2^14 = 67 ms). */
+    static final int PERFTEST_TIMEOUT = 14;
+    /** perftest's DEF_RETRY_COUNT (retry_cnt and rnr_retry). */
+    static final int PERFTEST_RETRY = 7;
+    /** perftest's MIN_RNR_TIMER (12: 0.64 ms), ctx_modify_qp_to_rtr. */
+    static final int PERFTEST_MIN_RNR_TIMER = QpSetup.DEFAULT_MIN_RNR_TIMER;
+    /** perftest's DEF_QKEY. */
+    static final int PERFTEST_QKEY = 0x1111_1111;
+    /** out_reads the peer announces: the DUT's max_rd_atomic towards it (it sends no request here). */
+    private static final int PEER_OUT_READS = 16;
+    /** How long ARP for the DUT may take. */
+    private static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(10);
+    /** Pause before connecting again to a loop that closed the connection: 100 ms. */
+    private static final long RECONNECT_PAUSE_NS = 100_000_000L;
+    /** How long each read of the closing exchange may take. */
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final RemoteDutConfig config;
+    private final RemoteTool tool;
+    private final Link link;
+    private final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+    private PerftestSession session;
+    private PerftestDest local;
+    private PerftestSysData sys;
+    private int mtuBytes;
+
+    /**
+     * @param config where the DUT's loops are.
+     * @param tool   the tool this scenario needs, or null when no server loop can serve it.
+     * @param link   the conform peer's raw link to the DUT (polled here only while connecting, for ARP).
+     */
+    public RemoteDut(final RemoteDutConfig config, final RemoteTool tool, final Link link)
+    {
+        this.config = config;
+        this.tool = tool;
+        this.link = link;
+    }
+
+    /**
+     * @return the tool this scenario connects to, or null.
+     */
+    public RemoteTool tool()
+    {
+        return tool;
+    }
+
+    @Override
+    public String name()
+    {
+        return "remote DUT at " + config.server() + " (" + config.device() + ", stock tools in loops)";
+    }
+
+    @Override
+    public DutQp connect(final boolean rc, final PeerQp peer)
+    {
+        if (null == tool)
+        {
+            throw new ConformSkip("the DUT as requester: its client would have to run in a loop against roce4j " +
+                "(not implemented yet); a server loop posts no work");
+        }
+        if (!rc)
+        {
+            throw new ConformSkip("a UD QP on the DUT: the server loops run RC QPs (not implemented yet)");
+        }
+        final FutureTask<PerftestDest> exchange = new FutureTask<>(() -> exchange(peer));
+        final Thread thread = new Thread(exchange, "conform-exchange");
+        thread.setDaemon(true);
+        thread.start();
+        while (!exchange.isDone())
+        {
+            // The DUT resolves the peer's MAC while it moves its QP to RTR: answer its ARP meanwhile.
+            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
+        }
+        final PerftestDest remote;
+        try
+        {
+            remote = exchange.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while connecting to " + config.describe(tool), ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            disconnect();
+            throw new IllegalStateException("cannot connect to " + config.describe(tool) + " (the DUT runs: " +
+                config.loop(tool) + "): " + ex.getCause(), ex.getCause());
+        }
+        if (!remote.isIpv4MappedGid())
+        {
+            throw new ConformSkip("the DUT's GID " + new Gid(remote.gidHigh(), remote.gidLow()) + " is not " +
+                "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
+        }
+        final int dutIp = (int)remote.gidLow();
+        return new DutQp(QpType.RC, new LinkAddress(resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
+            mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
+            PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
+    }
+
+    /**
+     * Connect to the tool's loop, again while the connection breaks before the QP records are through: QEMU's port
+     * forwarding, and a loop between two runs of its tool, accept and close connections nothing serves yet.
+     */
+    private PerftestDest exchange(final PeerQp peer) throws IOException
+    {
+        final long deadlineNs = System.nanoTime() + config.connectFor().toNanos();
+        while (true)
+        {
+            try
+            {
+                return exchangeOnce(peer);
+            }
+            catch (final IOException ex)
+            {
+                disconnect();
+                if (System.nanoTime() - deadlineNs >= 0)
+                {
+                    throw ex;
+                }
+                LockSupport.parkNanos(RECONNECT_PAUSE_NS);
+            }
+        }
+    }
+
+    private PerftestDest exchangeOnce(final PeerQp peer) throws IOException
+    {
+        final PerftestTcpConnector connector = PerftestTcpConnector.client(config.server(),
+            config.ports().applyAsInt(tool), true, config.connectFor(), config.connectFor());
+        session = PerftestSession.open(connector, PerftestVersion.LOCAL, config.connectFor());
+        sys = session.exchangeSysData(PerftestSysData.DEFAULT);
+        mtuBytes = Mtu.fromVerbsValue(session.exchangeMtu(Mtu.forLinkMtu(link.mtu()).verbsValue())).bytes();
+        // The peer has no buffer of its own: its R_Key and VA are never used by a server that only answers.
+        local = new PerftestDest(0, PEER_OUT_READS, peer.qpn(), peer.psn(), 0, 0L, Gid.IPV4_MAPPED_HIGH,
+            peer.address().ipv4MappedLow(), 0);
+        final PerftestDest remote = session.exchangeDests(new PerftestDest[] {local})[0];
+        // The barrier after ctx_connect: once it returns, the DUT's QP is at RTR towards the peer.
+        session.handShake(local);
+        return remote;
+    }
+
+    /**
+     * The DUT's MAC, so frames to another IP can still be addressed to it: resolved by ARP on a link with layer 2 of
+     * its own (the tunnel); 0 on other links, which fill in the destination per frame.
+     */
+    private long resolveMac(final int ip)
+    {
+        if (!(link instanceof TunnelLink tunnel))
+        {
+            return 0;
+        }
+        tunnel.resolve(ip);
+        final long deadlineNs = System.nanoTime() + RESOLVE_TIMEOUT.toNanos();
+        while (Mac.NONE == tunnel.resolvedMac(ip))
+        {
+            if (System.nanoTime() - deadlineNs > 0)
+            {
+                throw new IllegalStateException("the DUT at " + Ipv4Header.addressToString(ip) + " did not " +
+                    "answer ARP within " + RESOLVE_TIMEOUT);
+            }
+            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
+        }
+        return tunnel.resolvedMac(ip);
+    }
+
+    @Override
+    public void postRecv(final long wrId, final int offset, final int length)
+    {
+        throw new ConformSkip("posting a receive on the DUT: " + tool + " posts none a scenario controls " +
+            "(a SEND scenario needs the DUT's receives and their completions)");
+    }
+
+    @Override
+    public void postSend(final DutWork work)
+    {
+        throw new ConformSkip("posting work on the DUT: " + tool + " as server posts none");
+    }
+
+    @Override
+    public int progress()
+    {
+        return 0;
+    }
+
+    @Override
+    public List<DutCompletion> pollCompletions()
+    {
+        return List.of();
+    }
+
+    @Override
+    public boolean qpInError()
+    {
+        throw new ConformSkip("the DUT's QP state: " + tool + " does not report it");
+    }
+
+    @Override
+    public boolean showsQpState()
+    {
+        return false;
+    }
+
+    @Override
+    public byte[] readMemory(final int offset, final int length)
+    {
+        throw new ConformSkip("reading the DUT's memory: " + tool + " does not show it, and its region has no " +
+            "remote read right to read it back with");
+    }
+
+    @Override
+    public void writeMemory(final int offset, final byte[] bytes)
+    {
+        throw new ConformSkip("writing the DUT's memory locally: " + tool + " does not");
+    }
+
+    @Override
+    public String describeCounters()
+    {
+        return "(a remote DUT's counters are read on the DUT)";
+    }
+
+    /**
+     * Finish the exchange as a client does (the barrier after the run, the reports, the closing handshake), so the
+     * tool exits and its loop starts it again; a DUT that already gave up is only disconnected.
+     */
+    @Override
+    public void close()
+    {
+        if (null == session)
+        {
+            return;
+        }
+        try
+        {
+            session.readTimeout(CLOSE_TIMEOUT);
+            session.handShake(local);
+            session.exchangeReport(new PerftestReport(0, 0, 0, 0, 0));
+            session.close(local);
+            session = null;
+        }
+        catch (final IOException ex)
+        {
+            disconnect();
+        }
+    }
+
+    /** Drop the exchange's connection without its closing steps (the DUT's tool gives up and its loop restarts it). */
+    private void disconnect()
+    {
+        if (null == session)
+        {
+            return;
+        }
+        try
+        {
+            session.close();
+        }
+        catch (final IOException ignored)
+        {
+            // Nothing more to release.
+        }
+        session = null;
+    }
+}

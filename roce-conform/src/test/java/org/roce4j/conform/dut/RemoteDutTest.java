@@ -1,0 +1,142 @@
+package org.roce4j.conform.dut;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.roce4j.conform.CapturedFrame;
+import org.roce4j.conform.PeerProfile;
+import org.roce4j.conform.Scenario;
+import org.roce4j.conform.ScenarioResult;
+import org.roce4j.conform.ScenarioRunner;
+import org.roce4j.conform.Side;
+import org.roce4j.conform.Verdict;
+import org.roce4j.conform.catalogue.Catalogue;
+import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkSpecs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The remote DUT's whole path without a guest: roce4j's own device stands in for the DUT's tool loops
+ * ({@link PerftestServerLoop}: ib_write_bw and ib_atomic_bw servers on the JVM's in-memory fabric, real threads, real
+ * TCP exchanges), and the conform peer reaches it through a port of the same fabric, as it reaches rxe through the
+ * tunnel. The scenarios a server loop can serve PASS (roce4j keeps the rules); those needing what a tool cannot show
+ * SKIP with the reason naming it.
+ */
+class RemoteDutTest
+{
+    private static final String DUT_IP = "10.0.78.1";
+    private static final String PEER_IP = "10.0.78.2";
+    /**
+     * The stand-in DUT answers in microseconds when it gets the CPU; on a loaded two-core machine its engine thread
+     * waited more than 20 ms for it at times (its counters showed the answers sent after the wait): wait up to 1 s.
+     */
+    private static final long WAIT_FLOOR_NS = 1_000_000_000L;
+
+    @Test
+    void serverLoopScenariosPassAndTheRestSkipNamingWhatIsMissing() throws Exception
+    {
+        final Map<String, Verdict> expected = new LinkedHashMap<>();
+        expected.put("responder.invalid-rkey", Verdict.PASS);
+        expected.put("responder.va-outside-mr", Verdict.PASS);
+        expected.put("responder.first-not-path-mtu", Verdict.PASS);
+        expected.put("responder.last-longer-than-mtu", Verdict.PASS);
+        expected.put("responder.duplicate-atomic", Verdict.PASS);
+        expected.put("responder.unaligned-atomic", Verdict.PASS);
+        expected.put("responder.psn-sequence-error", Verdict.SKIP);
+        expected.put("responder.duplicate-send", Verdict.SKIP);
+        expected.put("responder.ud-wrong-qkey-dropped", Verdict.SKIP);
+        expected.put("responder.wrong-destination-ip-dropped", Verdict.SKIP);
+        expected.put("responder.zero-length-write-bad-rkey", Verdict.PASS);
+        expected.put("congestion.cnp-harmless", Verdict.PASS);
+        expected.put("requester.lost-ack-retransmit", Verdict.SKIP);
+        final Map<String, String> skipWords = Map.of(
+            "responder.psn-sequence-error", "reading the DUT's memory",
+            "responder.duplicate-send", "posting a receive on the DUT",
+            "responder.ud-wrong-qkey-dropped", "a UD QP on the DUT",
+            "responder.wrong-destination-ip-dropped", "the DUT's MAC is not known",
+            "requester.lost-ack-retransmit", "the DUT as requester");
+        final List<Scenario> scenarios = new ArrayList<>();
+        expected.keySet().forEach(name -> scenarios.add(Catalogue.named(name)));
+
+        try (PerftestServerLoop write = new PerftestServerLoop(DUT_IP, RemoteTool.WRITE_BW);
+            Link link = LinkSpecs.open("memory:" + PEER_IP))
+        {
+            // Both tools on one device would be two ports of one address: ib_atomic_bw's loop gets its own address.
+            try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW))
+            {
+                final RemoteDutConfig config = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
+                    tool -> RemoteTool.ATOMIC_BW == tool ? atomic.port() : write.port(), "roce4j", 1,
+                    Duration.ofSeconds(10), WAIT_FLOOR_NS);
+                final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link),
+                    PeerProfile.NONE).runAll(scenarios, result -> { });
+
+                final List<String> wrong = new ArrayList<>();
+                for (final ScenarioResult result : results)
+                {
+                    final String name = result.scenario().name();
+                    if (expected.get(name) != result.verdict() || (Verdict.SKIP == result.verdict() &&
+                        !result.reason().contains(skipWords.get(name))))
+                    {
+                        wrong.add(name + ": " + result.verdict() + " at [" + result.failedAt() + "] " +
+                            result.reason() + "\n    capture: " + labels(result));
+                    }
+                }
+                assertTrue(wrong.isEmpty(), String.join("\n", wrong) + "\nserver errors: " + write.errors() +
+                    atomic.errors() + "\nwrite loop's DUT: " + write.counters() + "\natomic loop's DUT: " +
+                    atomic.counters());
+                assertEquals(List.of(), write.errors(), "the write loop's exchanges");
+                assertEquals(List.of(), atomic.errors(), "the atomic loop's exchanges");
+                // Every scenario that connected finished the exchange, so the loop served the next one.
+                assertEquals(2, atomic.awaitServed(2), "ib_atomic_bw loop connections");
+                assertEquals(9, write.awaitServed(9), "ib_write_bw loop connections");
+                final ScenarioResult zeroLength = results.get(List.copyOf(expected.keySet())
+                    .indexOf("responder.zero-length-write-bad-rkey"));
+                assertTrue(zeroLength.findings().toString().contains("was ACKed, so its QP is alive"),
+                    "the QP state's substitute: " + zeroLength.findings());
+            }
+        }
+    }
+
+    private static List<String> labels(final ScenarioResult result)
+    {
+        final List<String> out = new ArrayList<>();
+        for (final CapturedFrame frame : result.capture().frames())
+        {
+            out.add(frame.direction() + " " + frame.label());
+        }
+        return out;
+    }
+
+    @Test
+    void eachScenarioNamesTheLoopItNeeds()
+    {
+        final RemoteDutConfig config = RemoteDutConfig.of("192.168.1.20", 18515, "mlx5_0", 3);
+
+        assertEquals("while :; do ib_write_bw -d mlx5_0 -x 3 -p 18515; done",
+            config.needs(Catalogue.named("responder.invalid-rkey")));
+        assertEquals("while :; do ib_atomic_bw -d mlx5_0 -x 3 -p 18516; done",
+            config.needs(Catalogue.named("responder.duplicate-atomic")));
+        assertTrue(config.needs(Catalogue.named("requester.lost-ack-retransmit")).contains("not implemented"));
+        for (final Scenario scenario : Catalogue.all())
+        {
+            final RemoteTool tool = RemoteTool.forScenario(scenario);
+            if (Side.REQUESTER == scenario.side())
+            {
+                assertNull(tool, scenario.name());
+            }
+            else
+            {
+                assertTrue(null != tool, scenario.name());
+            }
+        }
+        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW),
+            List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
+    }
+}
