@@ -75,6 +75,12 @@ public enum TransportCounter
     ACKS_SENT,
     /** ACK requests satisfied by a later ACK in the same receive batch instead of one ACK each. */
     ACKS_COALESCED,
+    /**
+     * Coalesced ACKs still unsent when the device closed: the link refused them even in the close's drain, so a peer
+     * may retransmit the messages they acknowledge to a device that is gone (rxe never leaves one: its
+     * ibv_destroy_qp waits for the responder task that sends it).
+     */
+    ACKS_LOST_AT_CLOSE,
     /** READ responses replayed for duplicate READ requests. */
     READ_REPLAYS,
     /** Atomic results replayed from a responder resource without re-executing. */

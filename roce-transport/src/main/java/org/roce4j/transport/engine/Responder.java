@@ -317,6 +317,14 @@ final class Responder
         acks.flushAcks();
     }
 
+    /**
+     * @return QPs whose coalesced ACK could not be sent yet (the link had no room).
+     */
+    int unsentAcks()
+    {
+        return acks.unsentAcks();
+    }
+
     // ---- flush ---------------------------------------------------------------------------------------------------
 
     /**

@@ -271,7 +271,15 @@ final class ResponderAcks
     }
 
     /**
-     * Send the ACKs coalesced during a receive batch (engine thread, once per duty cycle).
+     * @return QPs whose coalesced ACK is still to be sent (it met a full link).
+     */
+    int unsentAcks()
+    {
+        return ackList.size();
+    }
+
+    /**
+     * Send the ACKs coalesced during a receive batch (engine thread, once per duty cycle, and in the device's close).
      */
     void flushAcks()
     {

@@ -59,6 +59,12 @@ final class RoceEngine implements Agent
     private static final int EVENT_CAPACITY = 4096;
     /** Longest a cross-thread control command may take before the caller gives up. */
     private static final long INVOKE_TIMEOUT_MS = 10_000;
+    /**
+     * Rounds of sending pending ACKs and flushing the link when the device closes: each round the link may take
+     * what its socket or ring freed meanwhile; a few suffice, and the bound keeps a close from spinning on a link
+     * that refuses everything.
+     */
+    private static final int CLOSE_DRAIN_ROUNDS = 16;
 
     private final Link link;
     final EngineConfig config;
@@ -144,12 +150,36 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * Forget the engine thread and close the link.
+     * Send what the engine still owes the wire, then forget the engine thread and close the link (engine thread: the
+     * agent runner calls it after the last duty cycle, an INVOKER device's close after leaving its group).
+     *
+     * <p>rxe's responder sends the ACK of a message in the same task run that posts its receive completion
+     * (rxe_resp.c: RESPST_COMPLETE, then RESPST_ACKNOWLEDGE), and ibv_destroy_qp waits for that task
+     * (rxe_qp_destroy: rxe_cleanup_task), so an application that saw its last completion and closes never leaves
+     * the ACK its peer waits for unsent. Here a completion is visible before the batch's coalesced ACKs are sent
+     * at the end of the duty cycle, and an ACK that met a full link waits for a later cycle: the drain sends those
+     * ACKs and the link's committed frames now, in at most {@link #CLOSE_DRAIN_ROUNDS} rounds and without waiting.
+     * ACKs the link still refuses are lost and counted ({@link TransportCounter#ACKS_LOST_AT_CLOSE}).
      */
     public void onClose()
     {
+        drainOnClose();
         engineThread = null;
         link.close();
+    }
+
+    private void drainOnClose()
+    {
+        for (int round = 0; round < CLOSE_DRAIN_ROUNDS; round++)
+        {
+            responder.flushAcks();
+            final int sent = link.flush();
+            if (0 == sent && 0 == responder.unsentAcks())
+            {
+                break;
+            }
+        }
+        counters.add(TransportCounter.ACKS_LOST_AT_CLOSE, responder.unsentAcks());
     }
 
     /**

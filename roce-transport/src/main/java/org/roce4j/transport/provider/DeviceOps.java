@@ -50,7 +50,8 @@ public interface DeviceOps
     void onStart();
 
     /**
-     * Forget the engine thread and close the link.
+     * Send the ACKs and frames still owed to the wire (a coalesced ACK that met a full link, the link's committed
+     * frames), then forget the engine thread and close the link.
      */
     void onClose();
 
