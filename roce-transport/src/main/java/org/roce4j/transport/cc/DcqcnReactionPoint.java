@@ -38,7 +38,11 @@ import org.roce4j.transport.cc.CongestionControl.Param;
  *   once min(T, BC) &gt; F: Rt += {@code rpg_hai_rate}, Rc = (Rt + Rc) / 2; <i>additive increase</i> otherwise: Rt +=
  *   {@code rpg_ai_rate}, Rc = (Rt + Rc) / 2. Without a byte counter only T counts (HPCC's model: T &lt; F fast
  *   recovery, T = F additive, T &gt; F hyper). Then the counter that fired counts the event. Rt never exceeds the
- *   maximum rate ({@code rpg_max_rate}, 0: line rate).</li>
+ *   maximum rate ({@code rpg_max_rate}, 0: line rate). <i>Target reduction</i> (QCN's rule, as the DCQCN authors'
+ *   ns-3 code, bobzhuyb/ns3-rdma {@code AdjustRates}, keeps it): when the event is the first of either counter since
+ *   the last decrease (T or BC is 1 counting this event) and Rt &gt; 10 Rc, Rt = Rt / 8 instead of any Rt increase,
+ *   then Rc = (Rt + Rc) / 2 as always. Decreases without an increase between them leave Rt where it was, so without
+ *   this rule a QP cut far down recovers halfway back to the rate it had before the congestion in one event.</li>
  *   <li><b>Release</b>: once Rc reaches the maximum rate the limiter is released (the firmware's rpg_max_rate: "Once
  *   this limit is reached, the RP rate limited is released and the flow is not rate limited any more"); the next CNP
  *   is a first CNP again.</li>
@@ -60,6 +64,10 @@ public final class DcqcnReactionPoint
     static final int ALPHA_EXTRA_BITS = 10;
     /** The largest alpha. */
     public static final int ALPHA_MAX = ALPHA_ONE - 1;
+    /** QCN's target reduction applies when the target rate is more than this many times the current rate. */
+    static final int TARGET_REDUCE_RATIO = 10;
+    /** QCN's target reduction divides the target rate by this. */
+    static final int TARGET_REDUCE_DIVISOR = 8;
     private static final long NS_PER_US = 1_000L;
 
     private final long lineRateBps;
@@ -251,7 +259,17 @@ public final class DcqcnReactionPoint
     {
         final int high = 0 == byteReset ? timeStage : Math.max(timeStage, byteStage);
         final int low = 0 == byteReset ? timeStage : Math.min(timeStage, byteStage);
-        if (high >= threshold)
+        final int timeAfter = timer ? timeStage + 1 : timeStage;
+        final int byteAfter = timer ? byteStage : byteStage + 1;
+        if ((1 == timeAfter || 1 == byteAfter) && targetBps > TARGET_REDUCE_RATIO * currentBps)
+        {
+            // QCN's target reduction (AdjustRates in the DCQCN authors' ns-3 code): decreases without an increase
+            // between them left the target far above the rate, so the first increase of either counter divides it by
+            // 8 instead of raising it. Recovering halfway to the old target instead sends every QP of a collapsed
+            // incast back to about half the line rate at once.
+            targetBps /= TARGET_REDUCE_DIVISOR;
+        }
+        else if (high >= threshold)
         {
             targetBps = Math.min(maxRateBps, targetBps + (low > threshold ? haiRateBps : aiRateBps));
         }

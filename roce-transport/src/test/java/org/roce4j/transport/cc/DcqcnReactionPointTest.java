@@ -341,6 +341,46 @@ class DcqcnReactionPointTest
     }
 
     @Test
+    void theFirstIncreaseAfterADeepCutDividesAFarTargetByEight()
+    {
+        // rpg_gd 10 and rpg_min_dec_fac 5 let one decrease cut deep: at 4 µs (alpha 1003) cut = 4e9 - floor(4e9 *
+        // 1003 / 1024) = 82031250, below the 5 % floor, so Rc = 200000000; Rt stays 4e9 (no increase yet), more
+        // than 10 times Rc.
+        final String deep = ",rpg_gd=10,rpg_min_dec_fac=5,rpg_time_reset=300";
+        final DcqcnReactionPoint timer = rp(deep + ",rpg_byte_reset=0");
+        timer.onCnp(0);
+        timer.advance(4 * US);
+        assertEquals(200_000_000L, timer.currentRateBps());
+        assertEquals(4_000_000_000L, timer.targetRateBps());
+        // 304 µs, the timer's first event (T = 1 counting it), Rt > 10 Rc: Rt = 4e9 / 8 = 500000000 (instead of fast
+        // recovery toward 4e9, which would give 2.1e9), Rc = (500000000 + 200000000) / 2 = 350000000.
+        timer.advance(304 * US);
+        assertEquals(500_000_000L, timer.targetRateBps());
+        assertEquals(350_000_000L, timer.currentRateBps());
+        // 604 µs, T = 2: no longer the first event; T = 1 = F before it: additive, Rt = 505000000,
+        // Rc = ceil((505000000 + 350000000) / 2) = 427500000.
+        timer.advance(604 * US);
+        assertEquals(505_000_000L, timer.targetRateBps());
+        assertEquals(427_500_000L, timer.currentRateBps());
+
+        // The byte counter's first event does the same; its second is additive (max(T, BC) = 1 >= F); the timer's
+        // first event at 304 µs finds Rt = 505000000 below 10 Rc: additive, Rt = 510000000,
+        // Rc = ceil((510000000 + 427500000) / 2) = 468750000.
+        final DcqcnReactionPoint bytes = rp(deep + ",rpg_byte_reset=1000");
+        bytes.onCnp(0);
+        bytes.advance(4 * US);
+        bytes.onSent(1000, 10 * US);
+        assertEquals(500_000_000L, bytes.targetRateBps());
+        assertEquals(350_000_000L, bytes.currentRateBps());
+        bytes.onSent(1000, 20 * US);
+        assertEquals(505_000_000L, bytes.targetRateBps());
+        assertEquals(427_500_000L, bytes.currentRateBps());
+        bytes.advance(304 * US);
+        assertEquals(510_000_000L, bytes.targetRateBps());
+        assertEquals(468_750_000L, bytes.currentRateBps());
+    }
+
+    @Test
     void theLimiterIsReleasedAtTheMaximumRate()
     {
         // From 9e9 towards the 10 Gb/s line rate with 1000 Mb/s hyper steps: Rt reaches 10e9 within a few increases,

@@ -271,9 +271,10 @@ class CongestionPointsTest
         // rate_to_set_on_first_cnp 4000 Mb/s, rpg_gd 10, rpg_min_dec_fac 1, no byte counter: a CNP at t0, the
         // decrease at t0 + 4 µs with alpha 1003: Rc = 4e9 - floor(4e9 * 1003 / 2^10) = 82031250 bit/s (above the 1 %
         // floor, 40e6), Rt stays 4e9. A 1098-byte packet then takes floor(1098 * 8e9 / 82031250) = 107081 ns. The
-        // timer raises the rate at t0 + 304 µs (rpg_time_reset 300 after the decrease): fast recovery, Rc =
-        // (4e9 + 82031250 + 1) / 2 = 2041015625, 4303 ns a packet. The packet waiting for its slow slot leaves then,
-        // not at its old time, and the rest follow at the new rate.
+        // timer raises the rate at t0 + 304 µs (rpg_time_reset 300 after the decrease), its first increase with Rt
+        // more than 10 Rc: Rt = 4e9 / 8 = 5e8 (QCN's target reduction), Rc = (5e8 + 82031250 + 1) / 2 = 291015625,
+        // floor(1098 * 8e9 / 291015625) = 30184 ns a packet. The packet waiting for its slow slot leaves then, not at
+        // its old time, and the rest follow at the new rate.
         final EnginePair pair = pair("dcqcn,rate_to_set_on_first_cnp=4000,rpg_gd=10,rpg_min_dec_fac=1," +
             "rpg_byte_reset=0");
         final EnginePair.Connection c = pair.connect(QpType.RC, Mtu.MTU_1024, attr -> {});
@@ -302,8 +303,8 @@ class CongestionPointsTest
         assertTrue(sendNs.get(3) - sendNs.get(2) > 100_000, "slow before");
         for (int k = raised + 1; k < sendNs.size(); k++)
         {
-            assertTrue(sendNs.get(k) - sendNs.get(k - 1) <= 4_303, "packet " + k + " at the raised rate");
+            assertTrue(sendNs.get(k) - sendNs.get(k - 1) <= 30_184, "packet " + k + " at the raised rate");
         }
-        assertEquals(2_041_015_625L, pair.a.qpRate(c.qpA).currentRateBps());
+        assertTrue(pair.a.qpRate(c.qpA).targetRateBps() < 1_000_000_000L, "Rt divided by 8, then + 5 Mb/s steps");
     }
 }

@@ -17,16 +17,17 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * marking and tail drop. It is how congestion control is watched at work: N senders into one receiver fill one
  * output queue.
  *
- * <p>A frame's life: the sending host's NIC serializes it at the line rate (a host queue of {@code hostQueueFrames}
- * frames; a full one pushes back on the engine, {@code tryClaim} returning -1); it reaches the switch one propagation
- * delay after its last bit; the switch routes it on its destination IP (IPv4, IPv4-mapped or link-local IPv6 as the
- * ports' GID tables hold them) and appends it to that port's output queue, or drops it when the queue's frames would
- * exceed {@code bufferBytes} (tail drop). The queue sends one frame at a time at the line rate; as a frame starts to
- * leave, an ECN-capable frame (ECT(0) or ECT(1)) is marked CE with the RED probability of the bytes still queued
- * behind it, q: 0 up to Kmin, Pmax * (q - Kmin) / (Kmax - Kmin) up to Kmax, 1 above (the DCQCN paper's marking, as
- * HPCC's simulator does it at dequeue, {@code switch-mmu.cc ShouldSendCN}); the IPv4 checksum is updated (the ICRC
- * masks the TOS byte, so it stays valid). Not-ECT frames are never marked, only tail-dropped. The frame reaches the
- * host one propagation delay after its last bit and waits there for the host's engine to poll it.
+ * <p>A frame's life: the sending host's NIC serializes it at the line rate (a transmit queue of {@code hostQueueFrames}
+ * frames not yet fully serialized, 2 by default; a full one pushes back on the engine, {@code tryClaim} returning -1,
+ * so that the engine's DCQCN pacer decides when frames go on the wire, as a NIC's rate limiter does); it reaches the
+ * switch one propagation delay after its last bit; the switch routes it on its destination IP (IPv4, IPv4-mapped or
+ * link-local IPv6 as the ports' GID tables hold them) and appends it to that port's output queue, or drops it when the
+ * queue's frames would exceed {@code bufferBytes} (tail drop). The queue sends one frame at a time at the line rate; as
+ * a frame starts to leave, an ECN-capable frame (ECT(0) or ECT(1)) is marked CE with the RED probability of the bytes
+ * still queued behind it, q: 0 up to Kmin, Pmax * (q - Kmin) / (Kmax - Kmin) up to Kmax, 1 above (the DCQCN paper's
+ * marking, as HPCC's simulator does it at dequeue, {@code switch-mmu.cc ShouldSendCN}); the IPv4 checksum is updated
+ * (the ICRC masks the TOS byte, so it stays valid). Not-ECT frames are never marked, only tail-dropped. The frame
+ * reaches the host one propagation delay after its last bit and waits there for the host's engine to poll it.
  *
  * <p>Defaults, after HPCC's simulator ({@code run.py}: KMIN_MAP 25000000000 100, KMAX_MAP 25000000000 400, PMAX_MAP
  * 0.2, thresholds in KB of 1000 bytes, {@code switch-mmu.cc ConfigEcn}): line rate 25 Gb/s, Kmin 100 KB and Kmax 400
@@ -58,8 +59,14 @@ public final class SimSwitch
     public static final double DEFAULT_PMAX = 0.2;
     /** Default propagation delay of each host-switch link, one way: 1 µs (about 200 m of fibre). */
     public static final long DEFAULT_PROPAGATION_DELAY_NS = 1_000;
-    /** Default frames a host's NIC queue holds before it pushes back on the engine. */
-    public static final int DEFAULT_HOST_QUEUE_FRAMES = 32;
+    /**
+     * Default frames a host's NIC transmit queue holds (not yet fully serialized) before it pushes back on the engine:
+     * 2, one on the wire and one ready, so the wire does not idle between two frames while no more than one frame
+     * (at most 1.3 µs at 25 Gb/s with 4 KiB frames) escapes a rate cut of the engine's pacer. It was 32, a deep
+     * queue after the pacer: 32 frames of 4 KiB (134 KB, 43 µs at 25 Gb/s) per sender went on at line rate after
+     * DCQCN had cut the rate, and 8 such senders overran a 1.6 MB switch buffer before their cuts took effect.
+     */
+    public static final int DEFAULT_HOST_QUEUE_FRAMES = 2;
     /** Default interval between queue-length samples: 10 µs. */
     public static final long DEFAULT_SAMPLE_INTERVAL_NS = 10_000;
     /** Most ports a switch has. */
@@ -134,8 +141,9 @@ public final class SimSwitch
         {
             throw new IllegalStateException(Ipv4Header.addressToString(address.ipv4()) + " is already attached");
         }
-        final SwitchPort port = new SwitchPort(this, ports.size(), address, mtu, hostQueueFrames, bufferBytes,
-            HOST_RX_BYTES);
+        final long wireBytes = propagationDelayNs * lineRateBps / NS_PER_SECOND / 8 + 1;
+        final SwitchPort port = new SwitchPort(this, ports.size(), address, mtu, hostQueueFrames, wireBytes,
+            bufferBytes, HOST_RX_BYTES);
         ports.add(port);
         portArray = ports.toArray(new SwitchPort[0]);
         router.add(port);
@@ -150,7 +158,7 @@ public final class SimSwitch
     /**
      * Move every frame as far as the time allows: arrivals at the switch, departures from the output queues (with
      * marking), arrivals at hosts, and queue samples, in time order (at equal times: arrivals before departures, lower
-     * port numbers first). Ports call it when polled, flushed and when their host queue is full.
+     * port numbers first). Ports call it when polled, flushed and when their frames on the wire fill their ring.
      *
      * @param nowNs the clock's time.
      */
@@ -310,14 +318,21 @@ public final class SimSwitch
 
     /**
      * @return the earliest time something is due in the switch after the last {@link #advance}: a frame reaching the
-     *     switch, leaving an output queue or reaching a host; Long.MAX_VALUE when nothing is in flight. A driver of
-     *     simulated time jumps the clock there when its engines are idle. Looks at every port.
+     *     switch, leaving an output queue or reaching a host, or a full NIC queue taking frames again
+     *     ({@link SwitchPort#nicRoomNs()}, when after the clock's time); Long.MAX_VALUE when nothing is in flight. A
+     *     driver of simulated time jumps the clock there when its engines are idle. Looks at every port.
      */
     public long nextEventNs()
     {
+        final long nowNs = clock.nanoTime();
         long next = Long.MAX_VALUE;
         for (final SwitchPort port : portArray)
         {
+            final long roomNs = port.nicRoomNs();
+            if (roomNs > nowNs)
+            {
+                next = Math.min(next, roomNs);
+            }
             if (!port.up.isEmpty())
             {
                 next = Math.min(next, port.up.headTime());
@@ -528,7 +543,7 @@ public final class SimSwitch
         }
 
         /**
-         * @param frames frames a host's NIC queue holds (default 32).
+         * @param frames frames a host's NIC transmit queue holds before they are fully serialized (default 2).
          * @return this.
          */
         public Builder hostQueueFrames(final int frames)

@@ -14,13 +14,16 @@ import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * One port of a {@link SimSwitch}, as its attached endpoint sees it: a {@link Link} whose sends are serialized at the
- * line rate by a NIC queue of the host, and whose receives are the frames the switch's output queue for this port
- * delivered, once they have arrived. Also the port's side of the switch: its output queue, counters and samples.
+ * line rate by the host's NIC, and whose receives are the frames the switch's output queue for this port delivered,
+ * once they have arrived. Also the port's side of the switch: its output queue, counters and samples.
  *
- * <p>Sending: {@link #tryClaim(int)} hands out room in the host queue (-1 while it holds {@code hostQueueFrames}
- * frames: back-pressure, counted); {@link #commit(int, int)} queues the frame behind the ones the NIC is still
- * serializing. Receiving: {@link #poll(FrameHandler, int)} hands over, in place, the frames whose last bit has arrived
- * by the clock's time. Both move the switch on first ({@link SimSwitch#advance(long)}).
+ * <p>Sending: {@link #tryClaim(int)} hands out room in the NIC's transmit queue: -1 (back-pressure, counted) while
+ * {@code hostQueueFrames} frames have not finished serializing, and from {@link #nicRoomNs()} on again. Frames already
+ * on the wire (their propagation delay) no longer count: the queue is what the NIC holds between the engine (and its
+ * DCQCN pacer) and the wire, which on a NIC is a frame or two, as the pacer gates the wire itself (HPCC's simulator
+ * takes a QP's next packet only when the link is idle). {@link #commit(int, int)} queues the frame behind the ones
+ * the NIC is still serializing. Receiving: {@link #poll(FrameHandler, int)} hands over, in place, the frames whose last
+ * bit has arrived by the clock's time. Both move the switch on first ({@link SimSwitch#advance(long)}).
  *
  * <p>Threading: the thread driving the switch (see {@link SimSwitch}). {@link #counters()} and
  * {@link #switchCounters()} may be read from any thread.
@@ -41,11 +44,14 @@ public final class SwitchPort implements Link
     private final LinkAddress address;
     private final int mtu;
     private final int maxFrameLength;
-    private final int hostQueueFrames;
+    /** When each of the last {@code hostQueueFrames} frames finished serializing, a ring: the NIC's queue. */
+    private final long[] nicDoneNs;
     private final String name;
     private final NanoClock clock;
     private final LinkCounters counters = new LinkCounters();
     private long nicFreeNs;
+    /** The ring slot of {@link #nicDoneNs} the next frame takes: the oldest of the last frames. */
+    private int nicNext;
     private int claimIndex = -1;
     private int[] samples = new int[0];
     private boolean closed;
@@ -56,6 +62,7 @@ public final class SwitchPort implements Link
         final LinkAddress address,
         final int mtu,
         final int hostQueueFrames,
+        final long wireBytes,
         final long bufferBytes,
         final int hostRxBytes)
     {
@@ -64,11 +71,15 @@ public final class SwitchPort implements Link
         this.address = address;
         this.mtu = mtu;
         this.maxFrameLength = mtu + EthernetHeader.VLAN_LENGTH;
-        this.hostQueueFrames = hostQueueFrames;
+        this.nicDoneNs = new long[hostQueueFrames];
+        Arrays.fill(nicDoneNs, Long.MIN_VALUE);
         this.name = "sim:" + Ipv4Header.addressToString(address.ipv4());
         this.clock = sw.clock();
         final int record = FrameFifo.recordLength(maxFrameLength);
-        this.up = new FrameFifo((hostQueueFrames + 2) * record);
+        // The up ring holds the NIC's queue and the frames on the wire to the switch (at most its bytes in flight plus
+        // one frame, with their record headers: twice the bytes covers frames down to 32 bytes).
+        this.up = new FrameFifo((int)Math.min(Integer.MAX_VALUE - 64,
+            (hostQueueFrames + 2L) * record + 2 * (wireBytes + record)) & ~7);
         // Two ring bytes per queued byte: the 16-byte record header of a minimum frame is a third of it.
         this.queue = new FrameFifo((int)Math.min(Integer.MAX_VALUE - 64, 2 * bufferBytes + 2L * record) & ~7);
         this.down = new FrameFifo(hostRxBytes + 2 * record);
@@ -105,7 +116,8 @@ public final class SwitchPort implements Link
      * Claim room in the host's NIC queue.
      *
      * @param maxLength the most bytes the frame needs, 1 to MTU + 18.
-     * @return where to build it in {@link #sendBuffer()}, or -1 while the NIC queue is full.
+     * @return where to build it in {@link #sendBuffer()}, or -1 while the NIC queue is full (until
+     *     {@link #nicRoomNs()}).
      * @throws IllegalArgumentException when maxLength is outside 1 to MTU + 18.
      * @throws IllegalStateException    when closed or a claim is outstanding.
      */
@@ -124,11 +136,18 @@ public final class SwitchPort implements Link
             throw new IllegalArgumentException("frame length " + maxLength + " is outside 1.." + maxFrameLength +
                 " on " + name);
         }
-        if (up.count() >= hostQueueFrames)
+        final long nowNs = clock.nanoTime();
+        int index = -1;
+        if (nicDoneNs[nicNext] <= nowNs)
         {
-            sw.advance(clock.nanoTime());
+            index = up.reserve(maxLength);
+            if (index < 0)
+            {
+                // The ring is full of frames on the wire: the switch takes those that have arrived.
+                sw.advance(nowNs);
+                index = up.reserve(maxLength);
+            }
         }
-        final int index = up.count() >= hostQueueFrames ? -1 : up.reserve(maxLength);
         if (index < 0)
         {
             counters.increment(LinkCounter.SEND_BACK_PRESSURE);
@@ -161,11 +180,22 @@ public final class SwitchPort implements Link
         final long nowNs = clock.nanoTime();
         final long startNs = Math.max(nowNs, nicFreeNs);
         nicFreeNs = startNs + sw.txNs(length);
+        nicDoneNs[nicNext] = nicFreeNs;
+        nicNext = nicNext + 1 == nicDoneNs.length ? 0 : nicNext + 1;
         final long arrivalNs = nicFreeNs + sw.propagationDelayNs();
         up.commit(arrivalNs, length, number);
         sw.scheduled(arrivalNs);
         counters.increment(LinkCounter.FRAMES_SENT);
         counters.add(LinkCounter.BYTES_SENT, length);
+    }
+
+    /**
+     * @return when the NIC's queue takes a frame again: the time the oldest of its last {@code hostQueueFrames} frames
+     *     finished or finishes serializing (at or before the clock's time while it has room).
+     */
+    public long nicRoomNs()
+    {
+        return nicDoneNs[nicNext];
     }
 
     /** {@inheritDoc} */

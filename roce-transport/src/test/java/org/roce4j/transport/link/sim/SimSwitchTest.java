@@ -35,7 +35,9 @@ class SimSwitchTest
 
     private SimSwitch.Builder builder()
     {
-        return SimSwitch.builder().clock(clock).lineRateBps(10_000_000_000L).propagationDelayNs(US);
+        // The tests post bursts of frames at one instant: a NIC queue deep enough for them.
+        return SimSwitch.builder().clock(clock).lineRateBps(10_000_000_000L).propagationDelayNs(US)
+            .hostQueueFrames(64);
     }
 
     /** A RoCE SEND_ONLY frame of exactly {@link #FRAME} bytes with the given TOS. */
@@ -104,18 +106,29 @@ class SimSwitchTest
     }
 
     @Test
-    void aFullHostQueuePushesBack()
+    void aFullHostQueuePushesBackUntilItsOldestFrameIsSerialized()
     {
-        final SimSwitch sw = builder().hostQueueFrames(2).build();
+        final SimSwitch sw = SimSwitch.builder().clock(clock).lineRateBps(10_000_000_000L).propagationDelayNs(US)
+            .build();
         final SwitchPort a = sw.attach(A, 1500);
         sw.attach(B, 1500);
+        // Default NIC queue: 2 frames not yet serialized. Frame 1 is on the wire 0..1 µs, frame 2 waits (1..2 µs).
         send(a, B, 0);
         send(a, B, 0);
         assertEquals(-1, a.tryClaim(FRAME));
         assertEquals(1, a.counters().get(LinkCounter.SEND_BACK_PRESSURE));
-        // The first frame reaches the switch at 2 µs and leaves the host queue.
+        assertEquals(US, a.nicRoomNs());
+        assertEquals(US, sw.nextEventNs(), "the NIC takes a frame again before frame 1 reaches the switch (2 µs)");
+        clock.update(US - 1);
+        assertEquals(-1, a.tryClaim(FRAME));
+        // Frame 1's last bit left at 1 µs: it is on the wire to the switch, no longer in the NIC's queue.
+        clock.update(US);
+        send(a, B, 0);
+        assertEquals(-1, a.tryClaim(FRAME));
+        assertEquals(2 * US, a.nicRoomNs());
         clock.update(2 * US);
         send(a, B, 0);
+        assertEquals(3, a.counters().get(LinkCounter.SEND_BACK_PRESSURE));
     }
 
     @Test
@@ -217,7 +230,7 @@ class SimSwitchTest
     private List<Integer> marks(final long seed)
     {
         clock.update(0);
-        final SimSwitch sw = builder().seed(seed).red(0, 40 * FRAME, 0.5).hostQueueFrames(64).build();
+        final SimSwitch sw = builder().seed(seed).red(0, 40 * FRAME, 0.5).build();
         final SwitchPort a = sw.attach(A, 1500);
         final SwitchPort b = sw.attach(B, 1500);
         final SwitchPort c = sw.attach(C, 1500);
