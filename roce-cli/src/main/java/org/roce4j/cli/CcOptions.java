@@ -13,12 +13,13 @@ public final class CcOptions
 {
     /**
      * Every DCQCN parameter with its default: {@link CongestionControl#describeParameters()} as a constant (an
-     * annotation needs one), which {@code CcOptionsTest} checks against it.
+     * annotation needs one), which {@code CcOptionsTest} checks against it. Its percent sign is doubled: picocli
+     * formats descriptions with String.format, where a lone {@code %} followed by a comma garbles the help.
      */
     static final String PARAMETERS = "rate_to_set_on_first_cnp=0 Mb/s, clamp_tgt_rate=0, " +
         "clamp_tgt_rate_after_time_inc=1, rpg_time_reset=300 µs, rpg_byte_reset=32767 bytes, rpg_threshold=1 " +
         "events, rpg_max_rate=0 Mb/s, rpg_ai_rate=5 Mb/s, rpg_hai_rate=50 Mb/s, rpg_gd=11 log2, " +
-        "rpg_min_dec_fac=50 %, " +
+        "rpg_min_dec_fac=50 %%, " +
         "rpg_min_rate=1 Mb/s, dce_tcp_g=1019 1/1024, dce_tcp_rtt=1 µs, rate_reduce_monitor_period=4 µs, " +
         "initial_alpha_value=1023 1/1024, min_time_between_cnps=4 µs, cnp_dscp=48 DSCP, cnp_ecn=2 ECN, " +
         "cnp_udp_sport=0 port, line_rate=25000 Mb/s";

@@ -114,7 +114,12 @@ class SrqPingpongLastAckTest
             // The client's device closed (its engine thread joined): what its tap recorded is complete.
             assertTrue(frames.messagesReceived.size() >= iters, "messages the client received: " +
                 frames.messagesReceived.size());
-            assertEquals(List.of(), frames.unacked, "last PSNs of messages the client received and never acknowledged");
+            // The server posts sends while its count of send completions is below -n (srq_pingpong.c), so up to one
+            // message per QP can reach the client after it destroyed its QPs: dropped unacknowledged, as rxe drops
+            // packets for a QP that is gone, and not needed by the server, which ended above. An ACK lost at close
+            // would leave the server short of its count, and so not ended.
+            assertTrue(frames.unacked.size() <= qps, "last PSNs of messages the client received and never " +
+                "acknowledged, more than one per QP: " + frames.unacked);
         }
     }
 
