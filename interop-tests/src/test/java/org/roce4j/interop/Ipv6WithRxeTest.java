@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.roce4j.transport.link.fault.FaultReport;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
@@ -22,10 +23,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * roce4j and rxe over IPv6 GIDs on the tunnel (issue 14 point 6): {@code roce pingpong} against ibv_rc_pingpong
  * over GID 0 (both sides' link-local {@code fe80::/64} GID, made from the MAC) and over a global GID (the guest's
  * eth0 gets {@code fd00:77::2/64}, roce4j's link {@code ip=fd00:77::1}), in both roles; perftest {@code write_bw}
- * and {@code send_lat} over the global GID in both roles; and {@code roce rping} against {@code rping} over the
- * IPv6 addresses in both roles. Every case's capture must hold only IPv6 RoCE frames with good ICRCs, and roce4j's
- * frames must carry the traffic class and flow label rxe's carry (rxe writes the AH's traffic class and flow label
- * 0: rxe_net.c prepare_ipv6_hdr, ip6_flow_hdr(ip6h, prio, 0)).
+ * and {@code send_lat} over the global GID in both roles; {@code roce rping} against {@code rping} over the
+ * IPv6 addresses in both roles; and RC pingpong over the global GID under the IPv4 cases' fault profile. Every
+ * case's capture must hold only IPv6 RoCE frames with good ICRCs (but those roce4j corrupted on purpose), and
+ * roce4j's frames must carry the traffic class and flow label rxe's carry (rxe writes the AH's traffic class and
+ * flow label 0: rxe_net.c prepare_ipv6_hdr, ip6_flow_hdr(ip6h, prio, 0)).
  *
  * <p>The global address is added in each case ({@code ip addr replace ... nodad}: no duplicate address detection,
  * so the GID is usable at once), because a guest rebooted by the self-healing fixture has lost it.
@@ -62,6 +64,31 @@ class Ipv6WithRxeTest
         final String header = checkIpv6Capture(name, gids);
         System.out.println("[ipv6-interop] " + name + " (" + gids + "): " + outcome.usecPerIter() + " usec/iter, " +
             outcome.frames() + " frames, " + outcome.elapsedMs() + " ms; " + header);
+    }
+
+    /**
+     * The fault profile of the IPv4 cases ({@link InjectedFaults#PINGPONG_PROFILE}) over the global GID: the
+     * injector and the corruptor work on IPv6 frames as on IPv4 ones (PingpongInterop checks that the bad ICRCs in
+     * the capture are exactly the frames roce4j corrupted on the way out).
+     */
+    @ParameterizedTest(name = "rc pingpong 4096 B over the global GID under the fault profile, roce4j as {0}")
+    @CsvSource({"client", "server"})
+    void faultProfileOverIpv6(final String role) throws IOException
+    {
+        final GidChoice gids = choose("global");
+        final String name = "Ipv6WithRxeTest-faults-global-" + role;
+        final long seed = 0x5EED6;
+        System.out.println(name + ": --faults '" + InjectedFaults.PINGPONG_PROFILE + ";seed=" + seed + "'");
+        final PingpongInterop.Case c = PingpongInterop.Case.of(name, "rc", 4096, 1024, ITERATIONS)
+            .faulty(InjectedFaults.PINGPONG_PROFILE, seed);
+        final PingpongInterop.Outcome outcome = "client".equals(role) ?
+            PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
+        final FaultReport injected = InjectedFaults.parse(outcome.roceErrors());
+        InjectedFaults.assertEachKindOfTheProfileInjected(injected);
+        final String header = checkIpv6Capture(name, gids, true);
+        System.out.println("[ipv6-interop] " + name + " (" + gids + "): injected " + injected + "; " +
+            outcome.usecPerIter() + " usec/iter, " + outcome.frames() + " frames, " + outcome.elapsedMs() + " ms; " +
+            header);
     }
 
     @ParameterizedTest(name = "{0} 4096 B over the global GID, roce4j as {1}")
@@ -156,6 +183,16 @@ class Ipv6WithRxeTest
      */
     private String checkIpv6Capture(final String name, final GidChoice gids) throws IOException
     {
+        return checkIpv6Capture(name, gids, false);
+    }
+
+    /**
+     * @param corrupted true when roce4j corrupted frames on purpose: frames with a bad ICRC are then expected (their
+     *                  number is PingpongInterop's check) and judged by their IP header like the others.
+     */
+    private String checkIpv6Capture(final String name, final GidChoice gids, final boolean corrupted)
+        throws IOException
+    {
         final RoceFrameParser parser = new RoceFrameParser();
         final long guestMac = peer.ready().mac();
         final Set<String> fromRxe = new TreeSet<>();
@@ -170,7 +207,10 @@ class Ipv6WithRxeTest
                 {
                     continue;
                 }
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap");
+                if (!corrupted || FrameStatus.BAD_ICRC != status)
+                {
+                    assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap");
+                }
                 if (6 != parser.ipVersion())
                 {
                     ipv4++;

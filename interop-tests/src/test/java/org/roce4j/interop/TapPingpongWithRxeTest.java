@@ -31,6 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Beyond both programs' output and rxe's counters ({@link TapPingpong}), a capture on the tap checks every frame's
  * ICRC both ways and, for the udp link, that the kernel wrote IPv4 identification 0 and DF on every frame it sent
  * for roce4j (the ICRC covers them; see roce-transport/README-links.md).
+ *
+ * <p>Also: both links over IPv6 ({@code fd00:98::/64}: the namespace's kernel {@code ::1}, the guest {@code ::2},
+ * the pcap link {@code ::3}), and both links under the fault profile over IPv4 and over IPv6.
  */
 @RxePeerTest(tap = true, mtu = 9000, guestIp = "10.98.0.2/24", linkIp = "10.98.0.1", hostfwd = {})
 class TapPingpongWithRxeTest
@@ -78,10 +81,19 @@ class TapPingpongWithRxeTest
         final String address = "udp".equals(link) ? peer.tapNetwork().hostAddress() : PCAP_IP;
         final String spec = "udp".equals(link) ? "udp:" + address : "pcap:" + peer.tapNetwork().tap() + ",ip=" +
             PCAP_IP + ",mac=" + Mac.toString(PCAP_MAC);
+        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
+        runFaultProfile("TapPingpongWithRxeTest-faults-" + link + "-" + role, spec, address, role);
+    }
+
+    /**
+     * RC pingpong 4 KiB x 1,000 under {@link InjectedFaults#PINGPONG_PROFILE}: every kind of fault injected, the
+     * capture's bad ICRCs exactly the frames roce4j corrupted on the way out (TapPingpong's check).
+     */
+    private void runFaultProfile(final String name, final String spec, final String address, final String role)
+        throws IOException
+    {
         final String faults = InjectedFaults.PINGPONG_PROFILE + ";seed=" + FAULT_SEED;
         assertEquals(PATH_MTU, peer.ready().activeMtu());
-        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
-        final String name = "TapPingpongWithRxeTest-faults-" + link + "-" + role;
         System.out.println("[tap-pingpong] " + name + ": --faults '" + faults + "'");
         final TapPingpong.Outcome outcome = "client".equals(role) ?
             TapPingpong.roceAsClient(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults) :
@@ -91,6 +103,27 @@ class TapPingpongWithRxeTest
         System.out.println("[tap-pingpong] " + name + ": injected " + injected + "; " + outcome.usecPerIter() +
             " usec/iter, " + outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
             outcome.rxeCounters());
+    }
+
+    @ParameterizedTest(name = "{0} link over IPv6 under the fault profile, 4096 B, roce4j as {1}")
+    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
+    void faultProfileOverIpv6(final String link, final String role) throws IOException
+    {
+        peer.tapNetwork().enableIpv6(HOST_IPV6 + "/64");
+        peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
+        final Gid guest = Gid.parse(GUEST_IPV6);
+        peer.useGids(new GidChoice("IPv6 global", 1, GidChoice.guestGidIndex(peer, guest), "", guest));
+        try
+        {
+            final String address = "udp".equals(link) ? HOST_IPV6 : PCAP_IPV6;
+            final String spec = "udp".equals(link) ? "udp:[" + HOST_IPV6 + "]" : "pcap:" + peer.tapNetwork().tap() +
+                ",ip=" + PCAP_IPV6 + ",mac=" + Mac.toString(PCAP_MAC);
+            runFaultProfile("TapPingpongWithRxeTest-ipv6-faults-" + link + "-" + role, spec, address, role);
+        }
+        finally
+        {
+            peer.useGids(null);
+        }
     }
 
     @ParameterizedTest(name = "{0} link over IPv6, 4096 B, roce4j as {1}")
