@@ -28,9 +28,14 @@ class IncastCommandTest
 
     private static IncastResult run(final CongestionControl cc)
     {
+        return run(2, cc, 5);
+    }
+
+    private static IncastResult run(final int senders, final CongestionControl cc, final int durationMs)
+    {
         System.out.println("IncastCommandTest seed " + SEED);
-        return new IncastSimulation(new IncastSettings().senders(2).congestionControl(cc).durationMs(5).seed(SEED))
-            .run();
+        return new IncastSimulation(new IncastSettings().senders(senders).congestionControl(cc).durationMs(durationMs)
+            .seed(SEED)).run();
     }
 
     @Test
@@ -64,9 +69,7 @@ class IncastCommandTest
         // every 0.5 ms bin from 12.0 ms on has Jain's index >= 0.95 (mean per bin 0.881 over the run, Jain of the
         // goodputs 0.905, 15.7 and 8.0 Gb/s). The bounds leave a few bins of room, no more: a DCQCN that did not
         // converge (or that left one flow starved) fails them.
-        System.out.println("IncastCommandTest seed " + SEED);
-        final IncastResult r = new IncastSimulation(new IncastSettings().senders(2)
-            .congestionControl(CongestionControl.DCQCN).durationMs(20).seed(SEED)).run();
+        final IncastResult r = run(2, CongestionControl.DCQCN, 20);
         assertEquals(1, r.phases().size());
         final IncastResult.Phase phase = r.phases().get(0);
         assertTrue(phase.convergedMs() >= 0 && phase.convergedMs() <= 14, "fair after " + phase.convergedMs() + " ms");
@@ -84,9 +87,7 @@ class IncastCommandTest
         // 8 x 25 Gb/s into 25 Gb/s for 3 ms: the first peak stays well under the 1.6 MB buffer (the NIC's queue does
         // not keep sending at line rate after a cut) and the flows do not all come back at half the line rate after
         // it (QCN's target reduction): no drop, and the flows share the line.
-        System.out.println("IncastCommandTest seed " + SEED);
-        final IncastResult r = new IncastSimulation(new IncastSettings().senders(8)
-            .congestionControl(CongestionControl.DCQCN).durationMs(3).seed(SEED)).run();
+        final IncastResult r = run(8, CongestionControl.DCQCN, 3);
         assertEquals(0, r.counters().drops());
         assertTrue(r.queueMaxBytes() < r.bufferBytes() * 3 / 4, "max " + r.queueMaxBytes());
         assertTrue(r.jainOfGoodputs() > 0.9, "Jain " + r.jainOfGoodputs());
