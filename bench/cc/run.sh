@@ -13,13 +13,14 @@ declare -A runs=(
     [none-8]="-n 8 --cc none"
     [join-leave-dcqcn]="-n 4 --cc dcqcn --schedule staggered --duration 80 --stagger 10 --bin 1000"
     [join-leave-none]="-n 4 --cc none --schedule staggered --duration 80 --stagger 10 --bin 1000"
+    [join-leave-clamp]="-n 4 --cc dcqcn,clamp_tgt_rate=1 --schedule staggered --duration 80 --stagger 10 --bin 1000"
     [params-1200-1-10]="-n 4 --cc dcqcn,rpg_time_reset=1200,rpg_ai_rate=1,rpg_hai_rate=10"
     [params-75-50-500]="-n 4 --cc dcqcn,rpg_time_reset=75,rpg_ai_rate=50,rpg_hai_rate=500"
 )
 names=("$@")
 if [[ 0 -eq ${#names[@]} ]]; then
-    names=(dcqcn-2 dcqcn-4 dcqcn-8 none-2 none-4 none-8 join-leave-dcqcn join-leave-none params-1200-1-10 \
-        params-75-50-500)
+    names=(dcqcn-2 dcqcn-4 dcqcn-8 none-2 none-4 none-8 join-leave-dcqcn join-leave-none \
+        join-leave-clamp params-1200-1-10 params-75-50-500)
 fi
 for name in "${names[@]}"; do
     # shellcheck disable=SC2086 # the options are words

@@ -381,6 +381,49 @@ class DcqcnReactionPointTest
     }
 
     @Test
+    void aJoiningQpIsCutFarMoreThanAnIncumbentByTheSameCnps()
+    {
+        // The join transient of bench/CC.md ("Why the third flow starts low"): at 25 Gb/s, a newcomer (first CNP at
+        // line rate, alpha 1023) and an incumbent (limited at 13.5 Gb/s with alpha 35) get the same CNPs: one at 0,
+        // then one 2 µs before each decrease check (2, 6, ..., 62 µs), so every check from 4 to 64 µs cuts. A CNP at
+        // 4k - 2 raises the alpha update at 4k - 1 by 5120 (1/2^20 units), the check at 4k uses the alpha after the
+        // update at 4k. Newcomer, alpha then Rc after each cut: 1008, 12695312500 (25e9 - floor(25e9 * 1008 /
+        // 2048)); 993, 6539821625; 979, 3413608066; 965, 1805145281; ... 827, 3473897; 816, 2089767 at 64 µs.
+        // Incumbent: 39, 13242919922 (13.5e9 - floor(13.5e9 * 39 / 2048)); 43, 12964870334; ... 94, 7880221542.
+        final String at25 = "dcqcn,line_rate=25000,rpg_byte_reset=0";
+        final DcqcnReactionPoint newcomer = new DcqcnReactionPoint(CongestionControl.parse(at25));
+        final DcqcnReactionPoint incumbent = new DcqcnReactionPoint(
+            CongestionControl.parse(at25 + ",rate_to_set_on_first_cnp=13500,initial_alpha_value=35"));
+        newcomer.onCnp(0);
+        incumbent.onCnp(0);
+        for (int k = 1; k <= 16; k++)
+        {
+            newcomer.onCnp((4 * k - 2) * US);
+            incumbent.onCnp((4 * k - 2) * US);
+        }
+        newcomer.advance(64 * US);
+        incumbent.advance(64 * US);
+        assertEquals(16, newcomer.decreases());
+        assertEquals(2_089_767L, newcomer.currentRateBps(), "15 halvings and more: 0.008 % of the line rate");
+        assertEquals(25_000_000_000L, newcomer.targetRateBps(), "no increase between the cuts: Rt stays");
+        assertEquals(816, newcomer.alpha());
+        assertEquals(7_880_221_542L, incumbent.currentRateBps(), "58 % of its rate");
+        assertEquals(13_500_000_000L, incumbent.targetRateBps());
+        assertEquals(94, incumbent.alpha());
+
+        // The first timer increase, 300 µs after the last cut (364 µs). Newcomer: Rt = 25e9 > 10 Rc, QCN's target
+        // reduction: Rt = 3125000000, Rc = ceil((3125000000 + 2089767) / 2) = 1563544884. Incumbent: Rt = 13.5e9 <
+        // 10 Rc, fast recovery: Rc = ceil((13.5e9 + 7880221542) / 2) = 10690110771. The newcomer comes back at a
+        // seventh of the incumbent's rate.
+        newcomer.advance(364 * US);
+        incumbent.advance(364 * US);
+        assertEquals(3_125_000_000L, newcomer.targetRateBps());
+        assertEquals(1_563_544_884L, newcomer.currentRateBps());
+        assertEquals(13_500_000_000L, incumbent.targetRateBps());
+        assertEquals(10_690_110_771L, incumbent.currentRateBps());
+    }
+
+    @Test
     void theLimiterIsReleasedAtTheMaximumRate()
     {
         // From 9e9 towards the 10 Gb/s line rate with 1000 Mb/s hyper steps: Rt reaches 10e9 within a few increases,
