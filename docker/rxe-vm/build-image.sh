@@ -51,6 +51,13 @@ WITH_TCPDUMP=${ROCE4J_RXE_VM_TCPDUMP:-$(cat "$CACHE/tcpdump" 2>/dev/null || echo
 ROOT_PACKAGES=(busybox-static libc6 libgcc-s1 libibverbs1 ibverbs-providers ibverbs-utils
   librdmacm1 rdmacm-utils libibumad3 perftest iproute2 ethtool)
 [[ $WITH_TCPDUMP == 1 ]] && ROOT_PACKAGES+=(tcpdump)
+# trixie's guest also runs python3-pyverbs scripts (pyverbs/ beside this script, in /opt/roce4j), for the verbs no
+# stock tool exercises: memory windows, FLUSH and ATOMIC_WRITE (rxe has the last two since Linux 6.2)
+PYVERBS=0
+if [[ $SUITE != bookworm ]]; then
+  PYVERBS=1
+  ROOT_PACKAGES+=(python3.13-minimal libpython3.13-minimal libpython3.13-stdlib python3-pyverbs)
+fi
 # Kernel modules loaded by init.sh (their dependency closure is added by modprobe --show-depends).
 MODULES=(crc32_generic virtio_pci virtio_net e1000 rdma_rxe ib_uverbs ib_umad rdma_ucm)
 MULTIARCH=x86_64-linux-gnu
@@ -68,11 +75,30 @@ package_files() {
     iproute2)          echo 'bin/ip sbin/tc usr/bin/rdma ?etc/iproute2/* ?usr/share/iproute2/*' ;;
     ethtool)           echo 'sbin/ethtool' ;;   # diagnostics of a wedged NIC: ethtool -S eth0
     tcpdump)           echo 'usr/bin/tcpdump' ;;
+    # the interpreter, and the extension modules (ELF: their libraries join the closure); package_trees adds the rest:
+    python3.13-minimal) echo 'usr/bin/python3.13' ;;
+    # of the modules pyverbs and rxe_agent.py import that are not built into the interpreter
+    libpython3.13-stdlib) d=usr/lib/python3.13/lib-dynload
+                          echo "$d/_ctypes.*.so $d/resource.*.so $d/mmap.*.so" ;;
+    python3-pyverbs)   echo 'usr/lib/python3/dist-packages/pyverbs/*.so' ;;
     *)                 echo '' ;;
   esac
 }
 
+# Whole directories taken from a root package (Python modules), after the files above; pruned of what no script
+# here imports (tests, GUI, installers) to keep the initramfs small.
+package_trees() {
+  case "$1" in
+    libpython3.13-minimal|libpython3.13-stdlib) echo 'usr/lib/python3.13' ;;
+    python3-pyverbs)   echo 'usr/lib/python3/dist-packages/pyverbs' ;;
+    *)                 echo '' ;;
+  esac
+}
+PRUNE=(lib-dynload 'config-*' providers test idlelib tkinter turtledemo ensurepip pydoc_data lib2to3 unittest asyncio
+  email xml multiprocessing _pyrepl http urllib html sqlite3 dbm curses venv wsgiref xmlrpc zoneinfo tomllib)
+
 STAMP=$( { cat "${BASH_SOURCE[0]}" "$SCRIPT_DIR/init.sh"
+           if [[ $PYVERBS == 1 ]]; then cat "$SCRIPT_DIR"/pyverbs/*.py; fi
            echo "suite=$SUITE packages=${ROOT_PACKAGES[*]} modules=${MODULES[*]} tcpdump=$WITH_TCPDUMP"; } \
          | sha256sum | cut -d' ' -f1)
 
@@ -304,6 +330,20 @@ for k in "${!SELECT[@]}"; do
   [[ -e $dst || -L $dst ]] && continue
   cp -a "${PKG_DIR[$p]}/$rel" "$dst"
 done
+
+for p in "${ROOT_PACKAGES[@]}"; do
+  for t in $(package_trees "$p"); do
+    [[ -d ${PKG_DIR[$p]}/$t ]] || continue
+    mkdir -p "$ROOT/$t"
+    # without the pruned directories (the extension modules named in package_files are in place already)
+    (cd "${PKG_DIR[$p]}/$t" && tar -cf - "${PRUNE[@]/#/--exclude=./}" .) | tar -xf - -C "$ROOT/$t" --skip-old-files
+  done
+done
+if [[ $PYVERBS == 1 ]]; then
+  ln -sf python3.13 "$ROOT/usr/bin/python3"
+  mkdir -p "$ROOT/opt/roce4j"
+  install -m 644 "$SCRIPT_DIR"/pyverbs/*.py "$ROOT/opt/roce4j/"
+fi
 
 # iproute2's ip also as /sbin/ip (busybox would otherwise put its own applet there)
 ln -s /usr/bin/ip "$ROOT/usr/sbin/ip"

@@ -20,6 +20,8 @@ public enum TransportCounter
     DROP_MALFORMED_FRAME,
     /** Frames with a bad ICRC (also in the frame status counters), dropped silently as rxe does. */
     DROP_BAD_ICRC,
+    /** FLUSH requests accepted with rxe's ICRC (headers counted twice) under EngineConfig.rxeFlushIcrc. */
+    RXE_FLUSH_ICRC,
     /** RoCE packets whose destination IP is not one of this device's GIDs (rxe_chk_dgid). */
     DROP_NOT_OUR_GID,
     /** Packets for a QPN that does not exist (rxe hdr_check). */

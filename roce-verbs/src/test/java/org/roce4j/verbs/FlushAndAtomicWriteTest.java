@@ -113,6 +113,41 @@ class FlushAndAtomicWriteTest
     }
 
     @Test
+    void rxesFlushIcrcIsSpokenOnlyWhenBothSidesUseIt()
+    {
+        // rxe (Linux 6.12) seals FLUSH with the headers counted twice and drops a standard one: EngineConfig
+        // rxeFlushIcrc lets roce4j talk FLUSH with it. A strict peer drops such a FLUSH as a bad ICRC.
+        try (VerbsFixture rxeLike = new VerbsFixture(config -> config.rxeFlushIcrc(true),
+            config -> config.rxeFlushIcrc(true)))
+        {
+            final VerbsFixture.Pair c = rxeLike.connect(QpType.RC, params -> params.access = QP_FLUSH_ACCESS,
+                init -> {});
+            final MemoryRegion remote = register(rxeLike.pdB, 64, ALL_ACCESS | AccessFlags.FLUSH_GLOBAL);
+            final WorkCompletion wc = postAndComplete(c, flush(remote.address(0), remote.rkey(), 64, Flush.GLOBAL,
+                Flush.RANGE));
+            assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+            assertEquals(1, rxeLike.b.counters().get(TransportCounter.RXE_FLUSH_ICRC));
+            assertEquals(0, rxeLike.b.counters().get(TransportCounter.DROP_BAD_ICRC));
+            rxeLike.assertNoInternalErrors();
+        }
+        try (VerbsFixture mixed = new VerbsFixture(config -> config.rxeFlushIcrc(true), config -> {}))
+        {
+            final VerbsFixture.Pair c = mixed.connect(QpType.RC, params ->
+            {
+                params.access = QP_FLUSH_ACCESS;
+                params.retryCnt = 1;
+            }, init -> {});
+            final MemoryRegion remote = register(mixed.pdB, 64, ALL_ACCESS | AccessFlags.FLUSH_GLOBAL);
+            final WorkCompletion wc = postAndComplete(c, flush(remote.address(0), remote.rkey(), 64, Flush.GLOBAL,
+                Flush.RANGE));
+            assertEquals(WcStatus.RETRY_EXC_ERR, wc.status(), "the strict side drops every try: " + wc);
+            assertEquals(2, mixed.b.counters().get(TransportCounter.DROP_BAD_ICRC), "the FLUSH and its one retry");
+            assertEquals(0, mixed.b.counters().get(TransportCounter.RXE_FLUSH_ICRC));
+            mixed.assertNoInternalErrors();
+        }
+    }
+
+    @Test
     void lostAnswersAreRetriedAndTheDuplicatesAnsweredWithoutExecutingAgain()
     {
         final VerbsFixture.Pair c = connect(QP_FLUSH_ACCESS);

@@ -61,14 +61,31 @@ final class VerbsFixture implements AutoCloseable
 
     VerbsFixture(final LinkAddress addressA, final LinkAddress addressB, final int linkMtu)
     {
+        this(addressA, addressB, linkMtu, config -> {}, config -> {});
+    }
+
+    /**
+     * @param configA sets engine options of device A beyond the simulated clock.
+     * @param configB the same for device B.
+     */
+    VerbsFixture(final Consumer<EngineConfig> configA, final Consumer<EngineConfig> configB)
+    {
+        this(ADDRESS_A, ADDRESS_B, 1500, configA, configB);
+    }
+
+    private VerbsFixture(final LinkAddress addressA, final LinkAddress addressB, final int linkMtu,
+        final Consumer<EngineConfig> configA, final Consumer<EngineConfig> configB)
+    {
         clock.update(1_000_000_000L);
         final PairLink[] links = PairLink.pair(addressA, addressB, linkMtu);
         linkA = links[0];
         linkB = links[1];
-        a = RdmaDevice.open(linkA, DeviceOptions.invoker().progressGroup(group)
-            .engineConfig(new EngineConfig().clock(clock)).name("A"));
-        b = RdmaDevice.open(linkB, DeviceOptions.invoker().progressGroup(group)
-            .engineConfig(new EngineConfig().clock(clock)).name("B"));
+        final EngineConfig engineA = new EngineConfig().clock(clock);
+        configA.accept(engineA);
+        final EngineConfig engineB = new EngineConfig().clock(clock);
+        configB.accept(engineB);
+        a = RdmaDevice.open(linkA, DeviceOptions.invoker().progressGroup(group).engineConfig(engineA).name("A"));
+        b = RdmaDevice.open(linkB, DeviceOptions.invoker().progressGroup(group).engineConfig(engineB).name("B"));
         pdA = a.allocPd();
         pdB = b.allocPd();
     }

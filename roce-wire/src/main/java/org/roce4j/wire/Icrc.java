@@ -227,6 +227,38 @@ public final class Icrc
     }
 
     /**
+     * The ICRC rxe puts on an RC FLUSH and expects on one (seen with Linux 6.12; FLUSH arrived in 6.2): the standard
+     * ICRC continued over the packet's BTH, FETH and RETH a second time, as sent (nothing masked). rxe_opcode.c gives
+     * IB_OPCODE_RC_FLUSH no RXE_PAYLOAD offset, so rxe_icrc_generate and rxe_icrc_check, after the headers, feed
+     * {@code payload_addr(pkt)} = the BTH for {@code payload_size(pkt)} = every header byte again. A FLUSH with the
+     * standard ICRC fails rxe's check and is dropped silently; PyverbsWithRxeTest shows both directions.
+     *
+     * @param buffer         holding the packet (a FLUSH: BTH, FETH, RETH, no payload).
+     * @param ipOffset       offset of the IP header.
+     * @param ipVersion      4 or 6.
+     * @param ipHeaderLength 20 (more with IPv4 options) or 40.
+     * @param icrcOffset     offset of the ICRC trailer, just past the RETH.
+     * @param bthOffset      offset of the BTH.
+     * @return the ICRC value rxe computes.
+     * @throws IllegalArgumentException when ipHeaderLength is not within 20..60.
+     */
+    public int computeRxeFlush(
+        final DirectBuffer buffer,
+        final int ipOffset,
+        final int ipVersion,
+        final int ipHeaderLength,
+        final int icrcOffset,
+        final int bthOffset)
+    {
+        compute(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
+        // this.crc still holds the register after the packet: continue with its headers (at most 32 bytes)
+        final int headers = Math.min(icrcOffset - bthOffset, CHUNK_LENGTH);
+        buffer.getBytes(bthOffset, chunk, 0, headers);
+        crc.update(chunk, 0, headers);
+        return (int)crc.getValue();
+    }
+
+    /**
      * First half of {@link #compute}: read the masked header bytes (IP, UDP, BTH), fold them into the seed and, for
      * memory CRC32 reads in place, feed the seed to this instance's CRC32 already. The headers must be in the buffer
      * and must not change before {@link #computeStaged}.

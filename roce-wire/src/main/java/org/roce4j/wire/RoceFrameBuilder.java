@@ -73,6 +73,7 @@ public final class RoceFrameBuilder
     private int udpOffset;
     private int bthOffset;
     private Opcode opcode;
+    private boolean rxeFlushIcrc;
     private int payloadOffset;
     private int payloadLength;
 
@@ -299,6 +300,19 @@ public final class RoceFrameBuilder
     }
 
     /**
+     * Seal RC FLUSH frames with rxe's ICRC ({@link Icrc#computeRxeFlush}) instead of the standard one, so that rxe
+     * (which checks FLUSH with its own computation) accepts them. Off by default; every other opcode is unaffected.
+     *
+     * @param rxe true for rxe's FLUSH ICRC.
+     * @return this.
+     */
+    public RoceFrameBuilder rxeFlushIcrc(final boolean rxe)
+    {
+        this.rxeFlushIcrc = rxe;
+        return this;
+    }
+
+    /**
      * Complete the frame: pad, PadCnt, lengths, IPv4 checksum and ICRC.
      *
      * @return length of the frame from the Ethernet header to the end of the ICRC.
@@ -330,7 +344,15 @@ public final class RoceFrameBuilder
             ipHeaderLength = Ipv6Header.LENGTH;
             ipv6.payloadLength(end - udpOffset);
         }
-        icrc.seal(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
+        if (rxeFlushIcrc && Opcode.RC_FLUSH == opcode)
+        {
+            Icrc.write(buffer, icrcOffset,
+                icrc.computeRxeFlush(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset, bthOffset));
+        }
+        else
+        {
+            icrc.seal(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset);
+        }
         stage = STAGE_DONE;
         return end - frameOffset;
     }

@@ -50,6 +50,7 @@ public final class RoceFrameParser extends RoceFrameView
 
     private final Icrc icrc = new Icrc();
     private final FrameStatusCounters counters;
+    private boolean acceptRxeFlushIcrc;
 
     /**
      * A parser with its own counters.
@@ -67,6 +68,20 @@ public final class RoceFrameParser extends RoceFrameView
     public RoceFrameParser(final FrameStatusCounters counters)
     {
         this.counters = counters;
+    }
+
+    /**
+     * Accept an RC FLUSH that carries rxe's ICRC instead of the standard one ({@link Icrc#computeRxeFlush}): parse
+     * returns OK for it and {@link #rxeFlushIcrc()} says so, where otherwise it is BAD_ICRC (and still flagged). For a
+     * peer that talks FLUSH with rxe; off by default.
+     *
+     * @param accept true to accept rxe's FLUSH ICRC.
+     * @return this.
+     */
+    public RoceFrameParser acceptRxeFlushIcrc(final boolean accept)
+    {
+        this.acceptRxeFlushIcrc = accept;
+        return this;
     }
 
     /**
@@ -119,6 +134,7 @@ public final class RoceFrameParser extends RoceFrameView
         this.capturedLength = length;
         this.ipVersion = 0;
         this.icrcVerified = false;
+        this.rxeFlushIcrc = false;
         this.payloadLength = 0;
         this.padCount = 0;
 
@@ -334,8 +350,19 @@ public final class RoceFrameParser extends RoceFrameView
         {
             computedIcrc = computed;
             icrcVerified = true;
-            if (computed != Icrc.read(buffer, icrcOffset))
+            final int carried = Icrc.read(buffer, icrcOffset);
+            if (computed != carried)
             {
+                // rxe's FLUSH ICRC (headers counted twice): named, and accepted when asked to
+                if (Opcode.RC_FLUSH == opcode &&
+                    carried == icrc.computeRxeFlush(buffer, ipOffset, ipVersion, ipHeaderLength, icrcOffset, bthOffset))
+                {
+                    rxeFlushIcrc = true;
+                    if (acceptRxeFlushIcrc)
+                    {
+                        return FrameStatus.OK;
+                    }
+                }
                 return FrameStatus.BAD_ICRC;
             }
         }

@@ -56,6 +56,7 @@ abstract sealed class RoceFrameView permits RoceFrameParser
     int icrcOffset;
     int computedIcrc;
     boolean icrcVerified;
+    boolean rxeFlushIcrc;
 
     RoceFrameView()
     {
@@ -213,6 +214,15 @@ abstract sealed class RoceFrameView permits RoceFrameParser
     public boolean icrcVerified()
     {
         return icrcVerified;
+    }
+
+    /**
+     * @return true when the last frame parsed is an RC FLUSH whose ICRC is not the standard one but rxe's
+     * ({@link Icrc#computeRxeFlush}): BAD_ICRC, or OK where the parser accepts rxe's FLUSH ICRC.
+     */
+    public boolean rxeFlushIcrc()
+    {
+        return rxeFlushIcrc;
     }
 
     /**

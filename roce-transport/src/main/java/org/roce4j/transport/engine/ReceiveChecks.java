@@ -47,13 +47,15 @@ final class ReceiveChecks implements FrameHandler
      * @param gids          the port's GID table.
      * @param qps           the QP table.
      * @param frameCounters per-reason counts of frames the parser rejects.
+     * @param rxeFlushIcrc  accept FLUSH requests carrying rxe's ICRC (EngineConfig.rxeFlushIcrc).
      */
     ReceiveChecks(
         final RoceEngine engine,
         final Link link,
         final GidTable gids,
         final QpControl qps,
-        final FrameStatusCounters frameCounters)
+        final FrameStatusCounters frameCounters,
+        final boolean rxeFlushIcrc)
     {
         this.engine = engine;
         this.link = link;
@@ -61,7 +63,7 @@ final class ReceiveChecks implements FrameHandler
         this.gids = gids;
         this.qps = qps;
         this.counters = engine.counters();
-        this.parser = new RoceFrameParser(frameCounters);
+        this.parser = new RoceFrameParser(frameCounters).acceptRxeFlushIcrc(rxeFlushIcrc);
         this.responder = engine.responder;
         this.completer = engine.completer;
     }
@@ -118,6 +120,10 @@ final class ReceiveChecks implements FrameHandler
                 counters.increment(TransportCounter.DROP_MALFORMED_FRAME);
             }
             return;
+        }
+        if (parser.rxeFlushIcrc())
+        {
+            counters.increment(TransportCounter.RXE_FLUSH_ICRC);
         }
         // rxe_chk_dgid: the destination must be one of our GIDs.
         if (!isOurDestination(parser))

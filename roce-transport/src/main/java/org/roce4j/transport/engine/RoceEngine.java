@@ -110,12 +110,13 @@ final class RoceEngine implements Agent
         this.addresses = new AddressResolution(gids, link);
         this.qpControl = new QpControl(this, addresses, activeMtu, link.mtu(), config.firstQpn());
         this.sender = new PacketSender(link, counters, config.congestionControl());
+        sender.builder().rxeFlushIcrc(config.rxeFlushIcrc());
         this.congestion = new CongestionPoints(this, config.congestionControl(), counters);
         this.completer = new Completer(this);
         this.requester = new Requester(this, completer);
         this.responder = new Responder(this);
         this.timers = new QpTimers(this, nowNs);
-        this.receiveChecks = new ReceiveChecks(this, link, gids, qpControl, frameCounters);
+        this.receiveChecks = new ReceiveChecks(this, link, gids, qpControl, frameCounters, config.rxeFlushIcrc());
         events.offer(new AsyncEvent(AsyncEventType.PORT_ACTIVE, 1));
     }
 

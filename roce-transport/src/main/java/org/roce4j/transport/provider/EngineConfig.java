@@ -32,6 +32,7 @@ public final class EngineConfig
     private int qpSendBudget = DEFAULT_QP_SEND_BUDGET;
     private boolean coalesceAcks = true;
     private boolean retryCountSevenForever;
+    private boolean rxeFlushIcrc;
     private int firstQpn = 0x11;
     private CongestionControl congestionControl = CongestionControl.NONE;
 
@@ -166,6 +167,29 @@ public final class EngineConfig
     public EngineConfig retryCountSevenForever(final boolean forever)
     {
         this.retryCountSevenForever = forever;
+        return this;
+    }
+
+    /**
+     * @return true when FLUSH packets use rxe's ICRC instead of the standard one (see {@link #rxeFlushIcrc(boolean)}).
+     */
+    public boolean rxeFlushIcrc()
+    {
+        return rxeFlushIcrc;
+    }
+
+    /**
+     * @param rxe true to talk FLUSH with rxe (seen with Linux 6.12): rxe computes the ICRC of an RC FLUSH over its
+     *            headers twice (rxe_opcode.c gives RC_FLUSH no payload offset; {@link org.roce4j.wire.Icrc#computeRxeFlush})
+     *            and drops a FLUSH with the standard ICRC silently. With this set, FLUSH requests go out sealed the
+     *            rxe way and a received FLUSH carrying rxe's ICRC is accepted and counted
+     *            ({@link org.roce4j.transport.TransportCounter#RXE_FLUSH_ICRC}). false (the default) follows IBA
+     *            A17.3.3, under which rxe's FLUSH is a bad ICRC.
+     * @return this.
+     */
+    public EngineConfig rxeFlushIcrc(final boolean rxe)
+    {
+        this.rxeFlushIcrc = rxe;
         return this;
     }
 

@@ -135,7 +135,8 @@ final class SummaryPrinter
             }
             else
             {
-                sb.append("BAD(should be ").append(Text.hex(frame.expectedIcrc() & 0xFFFF_FFFFL, 8)).append(')');
+                sb.append("BAD(should be ").append(Text.hex(frame.expectedIcrc() & 0xFFFF_FFFFL, 8))
+                    .append(parser.rxeFlushIcrc() ? "; rxe's FLUSH ICRC" : "").append(')');
             }
         }
         if (FrameStatus.OK != status && FrameStatus.BAD_ICRC != status)

@@ -365,7 +365,9 @@ final class VerbosePrinter
         final String carried = Text.hex(frame.carriedIcrc() & 0xFFFF_FFFFL, 8) + " (wire bytes " +
             Text.hexBytes(parser.buffer(), frame.icrcOffset(), Icrc.LENGTH, Icrc.LENGTH) + ")";
         text.section("Invariant CRC: " + carried + (frame.icrcCorrect() ? " [correct]" :
-            " [incorrect, should be " + Text.hex(frame.expectedIcrc() & 0xFFFF_FFFFL, 8) + "]"));
+            " [incorrect, should be " + Text.hex(frame.expectedIcrc() & 0xFFFF_FFFFL, 8) + "]" +
+            (parser.rxeFlushIcrc() ? " [rxe's FLUSH ICRC: the headers counted twice, rxe_opcode.c gives RC_FLUSH no " +
+            "payload offset]" : "")));
     }
 
     private static String preview(final MutableDirectBuffer buffer, final int offset, final int length)
