@@ -143,7 +143,7 @@ public final class RdmaCmId
         {
             throw new NullPointerException("address must not be null");
         }
-        checkPort("listen", address);
+        RdmaCmAddresses.checkPort("listen", address);
         if (backlog < 1)
         {
             throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
@@ -218,7 +218,7 @@ public final class RdmaCmId
         {
             throw new NullPointerException("destination and param must not be null");
         }
-        checkPort("destination", destination);
+        RdmaCmAddresses.checkPort("destination", destination);
         ConnParam.checkConnect(param, isUd());
         owner.call(() ->
         {
@@ -461,12 +461,8 @@ public final class RdmaCmId
      */
     public String toString()
     {
-        return "rdma_cm_id " + number + " " + state + " " + format(localAddress) + " -> " + format(remoteAddress);
-    }
-
-    static String format(final InetSocketAddress address)
-    {
-        return null == address ? "-" : address.getAddress().getHostAddress() + ":" + address.getPort();
+        return "rdma_cm_id " + number + " " + state + " " + RdmaCmAddresses.format(localAddress) + " -> " +
+            RdmaCmAddresses.format(remoteAddress);
     }
 
     // Internals (CM thread)
@@ -558,14 +554,6 @@ public final class RdmaCmId
     void moveQpToError()
     {
         RdmaCmQp.moveToError(qp, owner);
-    }
-
-    private static void checkPort(final String what, final InetSocketAddress address)
-    {
-        if (address.getPort() < 1 || address.getPort() > 65535)
-        {
-            throw new IllegalArgumentException(what + " port must be 1..65535, got " + address.getPort());
-        }
     }
 
     private void requireState(final String what, final State expected)

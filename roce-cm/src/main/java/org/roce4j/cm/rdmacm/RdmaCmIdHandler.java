@@ -62,7 +62,7 @@ final class RdmaCmIdHandler implements CmHandler
         id.enter(State.ESTABLISHED);
         final byte[] data = c.isActive() ? c.privateData() : new byte[0];
         owner.publish(new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, id, null, 0, data, id.peerParam(),
-            "connected " + RdmaCmId.format(id.localAddress()) + " (QPN 0x" + Integer.toHexString(c.localQpn()) +
+            "connected " + RdmaCmAddresses.format(id.localAddress()) + " (QPN 0x" + Integer.toHexString(c.localQpn()) +
             ") to " + remote() + " (QPN 0x" + Integer.toHexString(c.remoteQpn()) + ")"));
     }
 
@@ -174,6 +174,6 @@ final class RdmaCmIdHandler implements CmHandler
 
     private String remote()
     {
-        return RdmaCmId.format(id.remoteAddress());
+        return RdmaCmAddresses.format(id.remoteAddress());
     }
 }
