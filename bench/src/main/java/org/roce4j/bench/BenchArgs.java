@@ -75,4 +75,21 @@ public final class BenchArgs
             return measureMs * 1_000_000L;
         }
     }
+
+    /**
+     * {@code --shared-thread}: one thread drives both endpoints instead of a thread each.
+     */
+    public static final class SharedThread
+    {
+        @Option(names = "--shared-thread", description = "One thread drives both endpoints.")
+        private boolean on;
+
+        /**
+         * @return true when given.
+         */
+        public boolean on()
+        {
+            return on;
+        }
+    }
 }

@@ -211,7 +211,7 @@ public final class EngineBench
         final Args a = BenchArgs.parse(new Args(), args);
         final long warmupNs = a.times.warmupNs();
         final long measureNs = a.times.measureNs();
-        final boolean shared = a.shared;
+        final boolean shared = a.shared.on();
         final int repeat = a.repeat;
         final String only = a.only;
         if (null != only)
@@ -233,8 +233,8 @@ public final class EngineBench
         private final BenchArgs.Times times = new BenchArgs.Times(1000, 3000);
         @Option(names = "--repeat", paramLabel = "N", description = "Run everything N times.")
         private int repeat = 1;
-        @Option(names = "--shared-thread", description = "One thread drives both endpoints.")
-        private boolean shared;
+        @Mixin
+        private final BenchArgs.SharedThread shared = new BenchArgs.SharedThread();
         @Option(names = "--only", paramLabel = "bandwidth|rate|latency", description = "Profile one measurement.")
         private String only;
     }

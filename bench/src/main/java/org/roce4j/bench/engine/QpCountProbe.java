@@ -42,7 +42,7 @@ public final class QpCountProbe
     {
         final Args a = BenchArgs.parse(new Args(), args);
         final int maxQps = a.maxQps;
-        final boolean shared = a.shared;
+        final boolean shared = a.shared.on();
         final int cqDepth = Math.min(32767, Math.max(1024, maxQps * MAX_DEPTH));
         final RcPair.Options options = new RcPair.Options(maxQps, MAX_DEPTH, MAX_DEPTH, cqDepth,
             4 * 1024 * 1024, 64 * 1024 * 1024, shared);
@@ -83,7 +83,7 @@ public final class QpCountProbe
         private final BenchArgs.Times times = new BenchArgs.Times(500, 2000);
         @Option(names = "--qps", paramLabel = "N", description = "Most QPs (from 1, times 4).")
         private int maxQps = 4096;
-        @Option(names = "--shared-thread", description = "One thread drives both endpoints.")
-        private boolean shared;
+        @Mixin
+        private final BenchArgs.SharedThread shared = new BenchArgs.SharedThread();
     }
 }

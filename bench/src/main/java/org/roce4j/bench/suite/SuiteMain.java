@@ -25,6 +25,7 @@ import org.roce4j.bench.engine.Op;
 import org.roce4j.bench.engine.RcPair;
 import org.roce4j.bench.engine.ThroughputRun;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -400,7 +401,7 @@ public final class SuiteMain
         final String planName = a.plan;
         final Path out = null != a.out ? Paths.get(a.out) : Paths.get("bench", "results", "suite-" +
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC)));
-        sharedThread = a.sharedThread;
+        sharedThread = a.sharedThread.on();
         List<LinkKind> links = null;
         if (null != a.links)
         {
@@ -466,8 +467,8 @@ public final class SuiteMain
 
         @Option(names = "--links", paramLabel = "memory,udp,tunnel", description = "Only these links.")
         private String links;
-        @Option(names = "--shared-thread", description = "One thread drives both endpoints.")
-        private boolean sharedThread;
+        @Mixin
+        private final BenchArgs.SharedThread sharedThread = new BenchArgs.SharedThread();
         @Option(names = "--out", paramLabel = "DIR", description = "Where the results go.")
         private String out;
     }
