@@ -5,7 +5,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The command lines of bench's programs (EngineBench, AeronBench, QpCountProbe, the suite): each declares its options
- * as a picocli {@code @Command} class, the times every measurement takes as the {@link Times} mixin, and parses with
+ * as a picocli {@code @Command} class, the times every measurement takes as the {@link Times} mixin and
+ * {@code --shared-thread} as the {@link SharedThread} mixin, and parses with
  * {@link #parse}, the one place a bad option is reported (picocli's message and the usage, exit status 2).
  */
 public final class BenchArgs
