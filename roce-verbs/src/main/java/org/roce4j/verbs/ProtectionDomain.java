@@ -171,7 +171,7 @@ public final class ProtectionDomain
             final MrOps entry = device.control(() -> device.ops().registerMemory(start, access, handle, view));
             final MemoryRegion region = new MemoryRegion(this, entry, view);
             memoryRegions++;
-            device.indexRegion(region, true);
+            device.regions().update(region, true);
             return region;
         }
     }
@@ -192,7 +192,7 @@ public final class ProtectionDomain
             });
             region.markDeregistered();
             memoryRegions--;
-            device.indexRegion(region, false);
+            device.regions().update(region, false);
         }
     }
 

@@ -2,18 +2,9 @@ package org.roce4j.verbs;
 
 import java.io.IOException;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.AsyncEvent;
@@ -55,28 +46,22 @@ public final class RdmaDevice implements AutoCloseable
 {
     /** The only port number of a roce4j device. */
     public static final int PORT_NUM = 1;
-    /** How long {@link #open} waits for a dedicated agent thread to start. */
-    private static final long START_TIMEOUT_MS = 10_000;
 
     private final String name;
     private final Link link;
     private final DeviceOps engine;
     private final ThreadingMode mode;
-    private final ProgressGroup group;
-    private final AgentRunner runner;
+    private final EngineRunner runner;
     private final NanoClock clock;
     private final boolean allowHeapMemory;
     private final DeviceCounters counters;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong agentErrors = new AtomicLong();
     private final Object lock = new Object();
-    private final BackoffIdleStrategy eventBackoff = new BackoffIdleStrategy(10, 20, 1_000, 1_000_000);
-    private volatile Throwable lastAgentError;
-    private volatile Int2ObjectHashMap<MemoryRegion> regionsByLkey = new Int2ObjectHashMap<>();
+    private final RegionIndex regions = new RegionIndex();
 
     private RdmaDevice(final Link link, final DeviceOptions options)
     {
-        checkOptions(options);
+        EngineRunner.checkOptions(options);
         this.link = link;
         this.mode = options.threadingMode();
         this.name = null != options.name() ? options.name() : "roce4j_" + link.name();
@@ -84,22 +69,7 @@ public final class RdmaDevice implements AutoCloseable
         this.engine = Provider.load().open(link, options.engineConfig());
         this.clock = engine.clock();
         this.counters = new DeviceCounters(engine.counters(), engine.frameCounters(), link.counters());
-        if (ThreadingMode.INVOKER == mode)
-        {
-            this.group = null != options.progressGroup() ? options.progressGroup() : ProgressGroup.ofCurrentThread();
-            this.runner = null;
-            group.add(engine);
-        }
-        else
-        {
-            final IdleStrategy idle = null != options.idleStrategy() ? options.idleStrategy() :
-                new BusySpinIdleStrategy();
-            final CountDownLatch started = new CountDownLatch(1);
-            this.group = null;
-            this.runner = new AgentRunner(idle, this::onAgentError, null, new EngineAgent(started));
-            AgentRunner.startOnThread(runner);
-            awaitStart(started);
-        }
+        this.runner = new EngineRunner(engine, name, options);
     }
 
     /**
@@ -146,7 +116,7 @@ public final class RdmaDevice implements AutoCloseable
         AgronaAccess.require();
         ProgressGroup.requireNonNull(linkSpec, "linkSpec");
         ProgressGroup.requireNonNull(options, "options");
-        checkOptions(options);
+        EngineRunner.checkOptions(options);
         final Link link = LinkSpecs.open(linkSpec);
         try
         {
@@ -170,45 +140,6 @@ public final class RdmaDevice implements AutoCloseable
     public static RdmaDevice open(final String linkSpec) throws IOException
     {
         return open(linkSpec, DeviceOptions.invoker());
-    }
-
-    private static void checkOptions(final DeviceOptions options)
-    {
-        if (ThreadingMode.INVOKER == options.threadingMode() && null != options.idleStrategy())
-        {
-            throw new IllegalArgumentException("an idle strategy applies to DEDICATED mode only; in INVOKER mode " +
-                "give the ProgressGroup one");
-        }
-        if (ThreadingMode.DEDICATED == options.threadingMode() && null != options.progressGroup())
-        {
-            throw new IllegalArgumentException("a progress group applies to INVOKER mode only; a DEDICATED device " +
-                "has its own agent thread");
-        }
-    }
-
-    private void awaitStart(final CountDownLatch started)
-    {
-        try
-        {
-            if (!started.await(START_TIMEOUT_MS, TimeUnit.MILLISECONDS))
-            {
-                runner.close();
-                throw new IllegalStateException("the engine agent thread of " + name + " did not start within " +
-                    START_TIMEOUT_MS + " ms");
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            runner.close();
-            throw new IllegalStateException("interrupted while starting the engine agent thread of " + name, ex);
-        }
-    }
-
-    private void onAgentError(final Throwable error)
-    {
-        agentErrors.incrementAndGet();
-        lastAgentError = error;
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -362,7 +293,7 @@ public final class RdmaDevice implements AutoCloseable
      */
     public ProgressGroup progressGroup()
     {
-        return group;
+        return runner.group();
     }
 
     /**
@@ -370,7 +301,7 @@ public final class RdmaDevice implements AutoCloseable
      */
     public Thread agentThread()
     {
-        return null != runner ? runner.thread() : null;
+        return runner.agentThread();
     }
 
     /**
@@ -378,7 +309,7 @@ public final class RdmaDevice implements AutoCloseable
      */
     public long agentErrors()
     {
-        return agentErrors.get();
+        return runner.agentErrors();
     }
 
     /**
@@ -386,7 +317,7 @@ public final class RdmaDevice implements AutoCloseable
      */
     public Throwable lastAgentError()
     {
-        return lastAgentError;
+        return runner.lastAgentError();
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -467,7 +398,7 @@ public final class RdmaDevice implements AutoCloseable
     public int progress()
     {
         checkOpen();
-        return null != group ? group.progress() : 0;
+        return runner.progress();
     }
 
     /**
@@ -490,46 +421,7 @@ public final class RdmaDevice implements AutoCloseable
     {
         checkOpen();
         requireTimeout(timeoutNs);
-        final boolean forever = Long.MAX_VALUE == timeoutNs;
-        final long deadline = forever ? Long.MAX_VALUE : clock.nanoTime() + timeoutNs;
-        eventBackoff.reset();
-        while (true)
-        {
-            AsyncEvent event = engine.pollEvent();
-            if (null != event)
-            {
-                return event;
-            }
-            int work = 0;
-            if (null != group)
-            {
-                work = group.progress();
-                event = engine.pollEvent();
-                if (null != event)
-                {
-                    return event;
-                }
-            }
-            if (!forever && clock.nanoTime() - deadline >= 0)
-            {
-                return null;
-            }
-            if (null != group)
-            {
-                if (0 == work)
-                {
-                    group.idle(deadline);
-                }
-                else
-                {
-                    group.resetIdle();
-                }
-            }
-            else
-            {
-                eventBackoff.idle();
-            }
-        }
+        return runner.awaitEvent(timeoutNs, clock);
     }
 
     /**
@@ -558,15 +450,7 @@ public final class RdmaDevice implements AutoCloseable
         {
             return;
         }
-        if (null != runner)
-        {
-            runner.close();
-        }
-        else
-        {
-            group.remove(engine);
-            engine.onClose();
-        }
+        runner.close();
     }
 
     /**
@@ -692,73 +576,8 @@ public final class RdmaDevice implements AutoCloseable
         }
     }
 
-    MemoryRegion regionByLkey(final int lkey)
+    RegionIndex regions()
     {
-        return regionsByLkey.get(lkey);
-    }
-
-    void indexRegion(final MemoryRegion region, final boolean add)
-    {
-        synchronized (lock)
-        {
-            final Int2ObjectHashMap<MemoryRegion> copy = new Int2ObjectHashMap<>();
-            copy.putAll(regionsByLkey);
-            if (add)
-            {
-                copy.put(region.lkey(), region);
-            }
-            else
-            {
-                copy.remove(region.lkey());
-            }
-            regionsByLkey = copy;
-        }
-    }
-
-    /**
-     * The agent run by the dedicated thread: the engine, plus a start signal so {@link #open} returns only once
-     * control calls will be handed to that thread.
-     */
-    private final class EngineAgent implements Agent
-    {
-        private final CountDownLatch started;
-
-        EngineAgent(final CountDownLatch started)
-        {
-            this.started = started;
-        }
-
-        /**
-         * Record the agent thread as the engine's, then let {@link #open} return.
-         */
-        public void onStart()
-        {
-            engine.onStart();
-            started.countDown();
-        }
-
-        /**
-         * @return work done by one engine duty cycle.
-         */
-        public int doWork()
-        {
-            return engine.doWork();
-        }
-
-        /**
-         * Close the engine and its link.
-         */
-        public void onClose()
-        {
-            engine.onClose();
-        }
-
-        /**
-         * @return the agent thread's name.
-         */
-        public String roleName()
-        {
-            return "roce-engine-" + name;
-        }
+        return regions;
     }
 }

@@ -106,7 +106,7 @@ final class WrReader implements SendWrView
             final int length = sge.length();
             if (length > 0)
             {
-                final MemoryRegion region = device.regionByLkey(sge.lkey());
+                final MemoryRegion region = device.regions().get(sge.lkey());
                 target.putBytes(offset, region.unsafeBuffer(), region.ops().indexOf(sge.addr()), length);
                 offset += length;
             }

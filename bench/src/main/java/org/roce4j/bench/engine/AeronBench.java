@@ -3,10 +3,13 @@ package org.roce4j.bench.engine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 import io.aeron.AeronVersion;
+import org.roce4j.bench.BenchArgs;
 import org.roce4j.bench.baseline.AeronPeer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * roce4j beside Aeron in one run (issue 15, point 5: "goal: roce4j's round trip no worse than Aeron's on the same
@@ -155,40 +158,29 @@ public final class AeronBench
      */
     public static void main(final String[] args)
     {
-        long measureMs = 3000;
-        long warmupMs = 1000;
-        int repeat = 1;
-        List<AeronPeer.Medium> media = List.of(AeronPeer.Medium.values());
-        AeronPeer.Threading threading = AeronPeer.Threading.SHARED_NETWORK;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--measure-ms":
-                    measureMs = Long.parseLong(args[++i]);
-                    break;
-                case "--warmup-ms":
-                    warmupMs = Long.parseLong(args[++i]);
-                    break;
-                case "--repeat":
-                    repeat = Integer.parseInt(args[++i]);
-                    break;
-                case "--threading":
-                    threading = AeronPeer.Threading.of(args[++i]);
-                    break;
-                case "--media":
-                    media = AeronPeer.Medium.listOf(args[++i]);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option " + args[i] + " (--media ipc,udp, --threading " +
-                        "dedicated|shared-network|shared|invoker, --measure-ms N, --warmup-ms N, --repeat N)");
-            }
-        }
-        final Settings settings = new Settings(media, threading, true, TimeUnit.MILLISECONDS.toNanos(warmupMs),
-            TimeUnit.MILLISECONDS.toNanos(measureMs));
+        final Args a = BenchArgs.parse(new Args(), args);
+        final List<AeronPeer.Medium> media = null == a.media ? List.of(AeronPeer.Medium.values()) :
+            AeronPeer.Medium.listOf(a.media);
+        final AeronPeer.Threading threading = AeronPeer.Threading.of(a.threading);
+        final int repeat = a.repeat;
+        final Settings settings = new Settings(media, threading, true, a.times.warmupNs(), a.times.measureNs());
         for (int r = 0; r < repeat; r++)
         {
             System.out.print(describe(settings, run(settings)));
         }
+    }
+
+    @Command(name = "AeronBench", description = "roce4j beside Aeron: round trip and 4 KiB stream, IPC and UDP.")
+    private static final class Args
+    {
+        @Mixin
+        private final BenchArgs.Times times = new BenchArgs.Times(1000, 3000);
+        @Option(names = "--repeat", paramLabel = "N", description = "Run everything N times.")
+        private int repeat = 1;
+        @Option(names = "--media", paramLabel = "ipc,udp", description = "Aeron's media (default: all).")
+        private String media;
+        @Option(names = "--threading", paramLabel = "MODE",
+            description = "Aeron's threading: dedicated|shared-network|shared|invoker.")
+        private String threading = "shared-network";
     }
 }

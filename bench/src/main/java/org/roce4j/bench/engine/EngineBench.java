@@ -1,10 +1,13 @@
 package org.roce4j.bench.engine;
 
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
+import org.roce4j.bench.BenchArgs;
 import org.roce4j.bench.baseline.Baselines;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The engine's three headline benchmarks (issue 4, point 7), each beside a baseline measured in the same run, over
@@ -205,45 +208,34 @@ public final class EngineBench
      */
     public static void main(final String[] args)
     {
-        long measureMs = 3000;
-        long warmupMs = 1000;
-        int repeat = 1;
-        boolean shared = false;
-        String only = null;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--measure-ms":
-                    measureMs = Long.parseLong(args[++i]);
-                    break;
-                case "--warmup-ms":
-                    warmupMs = Long.parseLong(args[++i]);
-                    break;
-                case "--only":
-                    only = args[++i];
-                    break;
-                case "--shared-thread":
-                    shared = true;
-                    break;
-                case "--repeat":
-                    repeat = Integer.parseInt(args[++i]);
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option " + args[i] +
-                        " (--measure-ms N, --warmup-ms N, --repeat N, --shared-thread, --only bandwidth|rate|latency)");
-            }
-        }
+        final Args a = BenchArgs.parse(new Args(), args);
+        final long warmupNs = a.times.warmupNs();
+        final long measureNs = a.times.measureNs();
+        final boolean shared = a.shared.on();
+        final int repeat = a.repeat;
+        final String only = a.only;
         if (null != only)
         {
-            profileOne(only, TimeUnit.MILLISECONDS.toNanos(warmupMs), TimeUnit.MILLISECONDS.toNanos(measureMs), shared,
+            profileOne(only, warmupNs, measureNs, shared,
                 repeat);
             return;
         }
         for (int r = 0; r < repeat; r++)
         {
-            System.out.print(describe(run(TimeUnit.MILLISECONDS.toNanos(warmupMs),
-                TimeUnit.MILLISECONDS.toNanos(measureMs), shared)));
+            System.out.print(describe(run(warmupNs, measureNs, shared)));
         }
+    }
+
+    @Command(name = "EngineBench", description = "The engine over the memory fabric beside memcpy and the ring.")
+    private static final class Args
+    {
+        @Mixin
+        private final BenchArgs.Times times = new BenchArgs.Times(1000, 3000);
+        @Option(names = "--repeat", paramLabel = "N", description = "Run everything N times.")
+        private int repeat = 1;
+        @Mixin
+        private final BenchArgs.SharedThread shared = new BenchArgs.SharedThread();
+        @Option(names = "--only", paramLabel = "bandwidth|rate|latency", description = "Profile one measurement.")
+        private String only;
     }
 }

@@ -1,10 +1,13 @@
 package org.roce4j.bench.engine;
 
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
+import org.roce4j.bench.BenchArgs;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.verbs.DeviceCounters;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Diagnostic for the scale run (bench/README.md, "Scale"): streams 64-byte WRITEs over the memory fabric on several
@@ -37,31 +40,9 @@ public final class QpCountProbe
      */
     public static void main(final String[] args)
     {
-        long measureMs = 2000;
-        long warmupMs = 500;
-        int maxQps = 4096;
-        boolean shared = false;
-        for (int i = 0; i < args.length; i++)
-        {
-            switch (args[i])
-            {
-                case "--measure-ms":
-                    measureMs = Long.parseLong(args[++i]);
-                    break;
-                case "--warmup-ms":
-                    warmupMs = Long.parseLong(args[++i]);
-                    break;
-                case "--qps":
-                    maxQps = Integer.parseInt(args[++i]);
-                    break;
-                case "--shared-thread":
-                    shared = true;
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option " + args[i] +
-                        " (--measure-ms N, --warmup-ms N, --qps N, --shared-thread)");
-            }
-        }
+        final Args a = BenchArgs.parse(new Args(), args);
+        final int maxQps = a.maxQps;
+        final boolean shared = a.shared.on();
         final int cqDepth = Math.min(32767, Math.max(1024, maxQps * MAX_DEPTH));
         final RcPair.Options options = new RcPair.Options(maxQps, MAX_DEPTH, MAX_DEPTH, cqDepth,
             4 * 1024 * 1024, 64 * 1024 * 1024, shared);
@@ -81,7 +62,7 @@ public final class QpCountProbe
                     final long coalescedBefore = server.get(TransportCounter.ACKS_COALESCED);
                     final long receivedBefore = server.get(TransportCounter.PACKETS_RECEIVED);
                     final ThroughputRun.Result r = stream.run(Op.WRITE, SIZE_BYTES, qps, depth,
-                        TimeUnit.MILLISECONDS.toNanos(warmupMs), TimeUnit.MILLISECONDS.toNanos(measureMs));
+                        a.times.warmupNs(), a.times.measureNs());
                     // Counters cover warm-up, measurement and drain: divide by the packets the server received.
                     final double received = server.get(TransportCounter.PACKETS_RECEIVED) - receivedBefore;
                     System.out.printf(Locale.ROOT, "%5d QPs x %2d: %.2f M msgs/s, %5.0f CPU ns/msg, " +
@@ -93,5 +74,16 @@ public final class QpCountProbe
                 }
             }
         }
+    }
+
+    @Command(name = "QpCountProbe", description = "WRITE message rate from 1 QP to --qps QPs, with the ACK counters.")
+    private static final class Args
+    {
+        @Mixin
+        private final BenchArgs.Times times = new BenchArgs.Times(500, 2000);
+        @Option(names = "--qps", paramLabel = "N", description = "Most QPs (from 1, times 4).")
+        private int maxQps = 4096;
+        @Mixin
+        private final BenchArgs.SharedThread shared = new BenchArgs.SharedThread();
     }
 }

@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 
 import org.roce4j.bench.engine.EngineBench;
 import org.roce4j.bench.engine.LinkKind;
@@ -50,9 +47,10 @@ final class ReportWriter
         final Path dir = outDir.resolve(RESULTS_DIR);
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(JSON), json(), StandardCharsets.UTF_8);
-        bandwidthChart().write(dir.resolve(BANDWIDTH_PNG));
-        latencyChart().write(dir.resolve(LATENCY_PNG));
-        qpChart().write(dir.resolve(QPS_PNG));
+        final ReportPlots plots = new ReportPlots(results, plan);
+        plots.bandwidthChart().write(dir.resolve(BANDWIDTH_PNG));
+        plots.latencyChart().write(dir.resolve(LATENCY_PNG));
+        plots.qpChart().write(dir.resolve(QPS_PNG));
         Files.writeString(outDir.resolve(RESULTS_MD), markdown(), StandardCharsets.UTF_8);
     }
 
@@ -72,7 +70,7 @@ final class ReportWriter
         return b + " B";
     }
 
-    private static String shortSize(final double bytes)
+    static String shortSize(final double bytes)
     {
         return size(bytes).replace(" MiB", "M").replace(" KiB", "K").replace(" B", "");
     }
@@ -118,30 +116,6 @@ final class ReportWriter
             return "n/a";
         }
         return low == high ? f(low, 2) : f(low, 2) + "-" + f(high, 2);
-    }
-
-    private SuiteResults.Throughput find(final String link, final Op op, final int sizeBytes)
-    {
-        for (final SuiteResults.Throughput t : results.throughputs())
-        {
-            if (t.link().equals(link) && t.op().equals(op.label()) && t.sizeBytes() == sizeBytes)
-            {
-                return t;
-            }
-        }
-        return null;
-    }
-
-    private SuiteResults.Latency findLatency(final String link, final Op op, final int sizeBytes)
-    {
-        for (final SuiteResults.Latency l : results.latencies())
-        {
-            if (l.link().equals(link) && l.op().equals(op.label()) && l.sizeBytes() == sizeBytes)
-            {
-                return l;
-            }
-        }
-        return null;
     }
 
     // ---- markdown ----------------------------------------------------------------------------------------------
@@ -282,16 +256,16 @@ final class ReportWriter
             boolean found = false;
             for (final Op op : ops)
             {
-                final SuiteResults.Throughput t = find(link, op, size);
+                final SuiteResults.Throughput t = results.throughput(link, op, size);
                 found |= null != t;
                 row.append(" | ").append(null == t ? "n/a" : sig(t.bytesPerSecond() / 1e9));
             }
             for (final Op op : ops)
             {
-                final SuiteResults.Throughput t = find(link, op, size);
+                final SuiteResults.Throughput t = results.throughput(link, op, size);
                 row.append(" | ").append(null == t ? "n/a" : sig(t.messagesPerSecond() / 1e6));
             }
-            final SuiteResults.Throughput w = find(link, Op.WRITE, size);
+            final SuiteResults.Throughput w = results.throughput(link, Op.WRITE, size);
             final SuiteResults.Baseline b = results.baseline(size);
             row.append(" | ").append(null == w ? "n/a" : f(w.cpuNsPerMessage(), 0));
             row.append(" | ").append(null == w || null == b ? "n/a" :
@@ -301,7 +275,7 @@ final class ReportWriter
             final double[] rowLoads = new double[ops.size()];
             for (int i = 0; i < rowLoads.length; i++)
             {
-                final SuiteResults.Throughput t = find(link, ops.get(i), size);
+                final SuiteResults.Throughput t = results.throughput(link, ops.get(i), size);
                 rowLoads[i] = null == t ? Double.NaN : t.load1();
             }
             row.append(" | ").append(loads(rowLoads));
@@ -325,7 +299,7 @@ final class ReportWriter
             boolean found = false;
             for (final Op op : ops)
             {
-                final SuiteResults.Latency l = findLatency(link, op, size);
+                final SuiteResults.Latency l = results.latency(link, op, size);
                 found |= null != l;
                 row.append(" | ").append(null == l ? "n/a" :
                     sig(l.p50Us()) + " / " + sig(l.p99Us()) + " / " + sig(l.p999Us()));
@@ -336,7 +310,7 @@ final class ReportWriter
             final double[] rowLoads = new double[ops.size()];
             for (int i = 0; i < rowLoads.length; i++)
             {
-                final SuiteResults.Latency l = findLatency(link, ops.get(i), size);
+                final SuiteResults.Latency l = results.latency(link, ops.get(i), size);
                 rowLoads[i] = null == l ? Double.NaN : l.load1();
             }
             row.append(" | ").append(loads(rowLoads));
@@ -358,8 +332,8 @@ final class ReportWriter
         {
             for (final Op op : List.of(Op.FETCH_ADD, Op.CMP_SWAP))
             {
-                final SuiteResults.Throughput t = find(kind.label(), op, 8);
-                final SuiteResults.Latency l = findLatency(kind.label(), op, 8);
+                final SuiteResults.Throughput t = results.throughput(kind.label(), op, 8);
+                final SuiteResults.Latency l = results.latency(kind.label(), op, 8);
                 if (null == t && null == l)
                 {
                     continue;
@@ -433,122 +407,6 @@ final class ReportWriter
                 .append(" | ").append(loads(c.load1())).append(" |\n");
         }
         md.append('\n');
-    }
-
-    // ---- plots -------------------------------------------------------------------------------------------------
-
-    private LineChart bandwidthChart()
-    {
-        final LineChart chart = new LineChart("Bandwidth vs message size (1 QP)", "message size (bytes)", "GB/s",
-            true, true, ReportWriter::shortSize);
-        for (final LinkKind kind : plan.links())
-        {
-            for (final Op op : List.of(Op.WRITE, Op.READ, Op.SEND))
-            {
-                final List<double[]> points = new ArrayList<>();
-                for (final int size : plan.streamSizes())
-                {
-                    final SuiteResults.Throughput t = find(kind.label(), op, size);
-                    if (null != t)
-                    {
-                        points.add(new double[] {size, t.bytesPerSecond() / 1e9});
-                    }
-                }
-                addSeries(chart, kind.label() + " " + op.label(), points, false);
-            }
-        }
-        final List<double[]> memcpy = new ArrayList<>();
-        final List<double[]> udp = new ArrayList<>();
-        for (final SuiteResults.Baseline b : results.baselines())
-        {
-            memcpy.add(new double[] {b.sizeBytes(), b.memcpyBytesPerSecond() / 1e9});
-            udp.add(new double[] {b.sizeBytes(), b.udpBytesPerSecond() / 1e9});
-        }
-        addSeries(chart, "baseline memcpy", memcpy, true);
-        addSeries(chart, "baseline raw UDP", udp, true);
-        return chart;
-    }
-
-    private LineChart latencyChart()
-    {
-        final LineChart chart = new LineChart("SEND/RECV round-trip latency percentiles (1 QP)",
-            "message size (bytes)", "µs", true, true, ReportWriter::shortSize);
-        for (final LinkKind kind : plan.links())
-        {
-            final List<double[]> p50 = new ArrayList<>();
-            final List<double[]> p99 = new ArrayList<>();
-            final List<double[]> p999 = new ArrayList<>();
-            for (final int size : plan.latencySizes())
-            {
-                final SuiteResults.Latency l = findLatency(kind.label(), Op.SEND, size);
-                if (null != l)
-                {
-                    p50.add(new double[] {size, l.p50Us()});
-                    p99.add(new double[] {size, l.p99Us()});
-                    p999.add(new double[] {size, l.p999Us()});
-                }
-            }
-            addSeries(chart, kind.label() + " p50", p50, false);
-            addSeries(chart, kind.label() + " p99", p99, false);
-            addSeries(chart, kind.label() + " p99.9", p999, false);
-        }
-        final List<double[]> udp50 = new ArrayList<>();
-        final List<double[]> udp99 = new ArrayList<>();
-        for (final SuiteResults.Baseline b : results.baselines())
-        {
-            if (plan.latencySizes().contains(b.sizeBytes()))
-            {
-                udp50.add(new double[] {b.sizeBytes(), b.udpP50Us()});
-                udp99.add(new double[] {b.sizeBytes(), b.udpP99Us()});
-            }
-        }
-        addSeries(chart, "raw UDP p50", udp50, true);
-        addSeries(chart, "raw UDP p99", udp99, true);
-        return chart;
-    }
-
-    private LineChart qpChart()
-    {
-        final LineChart chart = new LineChart("Throughput vs QP count", "QPs", "M messages/s", true, true,
-            v -> String.valueOf((long)v));
-        final Map<String, List<double[]>> bySeries = new TreeMap<>();
-        for (final SuiteResults.Throughput t : results.qpAxis())
-        {
-            bySeries.computeIfAbsent(t.link() + " " + t.op() + " " + size(t.sizeBytes()), k -> new ArrayList<>())
-                .add(new double[] {t.qps(), t.messagesPerSecond() / 1e6});
-        }
-        final SuiteResults.Scale s = results.scale();
-        if (null != s)
-        {
-            final List<double[]> cost = new ArrayList<>();
-            for (final SuiteResults.CostPoint c : s.costs())
-            {
-                cost.add(new double[] {c.qps(), c.messagesPerSecond() / 1e6});
-            }
-            bySeries.put("scale " + s.link() + " write " + size(s.costSizeBytes()), cost);
-        }
-        for (final Map.Entry<String, List<double[]>> e : bySeries.entrySet())
-        {
-            addSeries(chart, e.getKey(), e.getValue(), e.getKey().startsWith("scale"));
-        }
-        return chart;
-    }
-
-    private static void addSeries(
-        final LineChart chart, final String name, final List<double[]> points, final boolean dashed)
-    {
-        if (points.isEmpty())
-        {
-            return;
-        }
-        final double[] xs = new double[points.size()];
-        final double[] ys = new double[points.size()];
-        for (int i = 0; i < xs.length; i++)
-        {
-            xs[i] = points.get(i)[0];
-            ys[i] = points.get(i)[1];
-        }
-        chart.add(name, xs, ys, dashed);
     }
 
     // ---- JSON --------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
+import org.roce4j.bench.BenchArgs;
 import org.roce4j.bench.baseline.Baselines;
 import org.roce4j.bench.baseline.RawUdpBusyPoll;
 import org.roce4j.bench.engine.EngineBench;
@@ -23,6 +24,9 @@ import org.roce4j.bench.engine.LinkKind;
 import org.roce4j.bench.engine.Op;
 import org.roce4j.bench.engine.RcPair;
 import org.roce4j.bench.engine.ThroughputRun;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The bench suite: runs a {@link SuitePlan}'s matrix (links x operations x message sizes x QP counts, the engine's
@@ -393,44 +397,18 @@ public final class SuiteMain
      */
     public static void main(final String[] args)
     {
-        String planName = "full";
-        Path out = Paths.get("bench", "results", "suite-" +
+        final Args a = BenchArgs.parse(new Args(), args);
+        final String planName = a.plan;
+        final Path out = null != a.out ? Paths.get(a.out) : Paths.get("bench", "results", "suite-" +
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC)));
+        sharedThread = a.sharedThread.on();
         List<LinkKind> links = null;
-        for (int i = 0; i < args.length; i++)
+        if (null != a.links)
         {
-            switch (args[i])
+            links = new ArrayList<>();
+            for (final String label : a.links.split(","))
             {
-                case "--quick":
-                    planName = "quick";
-                    break;
-                case "--smoke":
-                    planName = "smoke";
-                    break;
-                case "--full":
-                    planName = "full";
-                    break;
-                case "--plan":
-                    planName = value(args, ++i, "--plan");
-                    break;
-                case "--out":
-                    out = Paths.get(value(args, ++i, "--out"));
-                    break;
-                case "--shared-thread":
-                    sharedThread = true;
-                    break;
-                case "--links":
-                    links = new ArrayList<>();
-                    for (final String label : value(args, ++i, "--links").split(","))
-                    {
-                        links.add(LinkKind.of(label.trim()));
-                    }
-                    break;
-                default:
-                    System.err.println("unknown option " + args[i] + "\nusage: bench/run.sh suite [--quick | " +
-                        "--smoke | --full] [--links memory,udp,tunnel] [--shared-thread] [--out DIR]");
-                    System.exit(2);
-                    return;
+                links.add(LinkKind.of(label.trim()));
             }
         }
         SuitePlan plan = SuitePlan.named(planName);
@@ -457,12 +435,41 @@ public final class SuiteMain
         System.exit(0);
     }
 
-    private static String value(final String[] args, final int index, final String option)
+    @Command(name = "bench/run.sh suite", description = "The benchmark suite: every plan cell, then the report.")
+    private static final class Args
     {
-        if (index >= args.length)
+        /** The last of --quick, --smoke, --full and --plan wins. */
+        private String plan = "full";
+
+        @Option(names = "--quick", description = "The quick plan.")
+        void quick(final boolean on)
         {
-            throw new IllegalArgumentException(option + " needs a value");
+            plan = "quick";
         }
-        return args[index];
+
+        @Option(names = "--smoke", description = "The smoke plan.")
+        void smoke(final boolean on)
+        {
+            plan = "smoke";
+        }
+
+        @Option(names = "--full", description = "The full plan (the default).")
+        void full(final boolean on)
+        {
+            plan = "full";
+        }
+
+        @Option(names = "--plan", paramLabel = "NAME", description = "A plan by name.")
+        void plan(final String name)
+        {
+            plan = name;
+        }
+
+        @Option(names = "--links", paramLabel = "memory,udp,tunnel", description = "Only these links.")
+        private String links;
+        @Mixin
+        private final BenchArgs.SharedThread sharedThread = new BenchArgs.SharedThread();
+        @Option(names = "--out", paramLabel = "DIR", description = "Where the results go.")
+        private String out;
     }
 }

@@ -3,6 +3,8 @@ package org.roce4j.bench.suite;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.roce4j.bench.engine.Op;
+
 /**
  * Everything one suite run measured, in the order the report shows it.
  */
@@ -247,6 +249,42 @@ public final class SuiteResults
     public List<Latency> latencies()
     {
         return latencies;
+    }
+
+    /**
+     * @param link      the link's label.
+     * @param op        the operation.
+     * @param sizeBytes the message size.
+     * @return the single-QP streaming cell, or null.
+     */
+    public Throughput throughput(final String link, final Op op, final int sizeBytes)
+    {
+        for (final Throughput t : throughputs)
+        {
+            if (t.link().equals(link) && t.op().equals(op.label()) && t.sizeBytes() == sizeBytes)
+            {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @param link      the link's label.
+     * @param op        the operation.
+     * @param sizeBytes the message size.
+     * @return the latency cell, or null.
+     */
+    public Latency latency(final String link, final Op op, final int sizeBytes)
+    {
+        for (final Latency l : latencies)
+        {
+            if (l.link().equals(link) && l.op().equals(op.label()) && l.sizeBytes() == sizeBytes)
+            {
+                return l;
+            }
+        }
+        return null;
     }
 
     /**

@@ -2,30 +2,19 @@ package org.roce4j.cli.perf;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.IdleStrategy;
 import org.roce4j.cm.perftest.PerftestConnector;
 import org.roce4j.cm.perftest.PerftestDest;
-import org.roce4j.cm.perftest.PerftestRdmaCmChannel;
 import org.roce4j.cm.perftest.PerftestReport;
 import org.roce4j.cm.perftest.PerftestSession;
 import org.roce4j.cm.perftest.PerftestSysData;
-import org.roce4j.cm.rdmacm.ConnParam;
-import org.roce4j.cm.rdmacm.RdmaCm;
-import org.roce4j.cm.rdmacm.RdmaCmEvent;
-import org.roce4j.cm.rdmacm.RdmaCmEventType;
-import org.roce4j.cm.rdmacm.RdmaCmException;
-import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.wire.addr.Gid;
-import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 
 /**
@@ -39,10 +28,6 @@ public final class PerfRun
 {
     /** Largest exponent of a size sweep: -a runs 2^1 .. 2^23 bytes. */
     private static final int SWEEP_MAX_EXPONENT = 23;
-    /** rdma_cm_client_connection's max_retries. */
-    private static final int CM_CONNECT_ATTEMPTS = 10;
-    /** rdma_cm_client_connection's delay between attempts: 100 ms. */
-    private static final long CM_RETRY_PAUSE_NS = 100_000_000L;
 
     private final RdmaDevice device;
     private final PerfSettings settings;
@@ -56,6 +41,7 @@ public final class PerfRun
     private PerftestSession session;
     private PerfResources res;
     private PerfTraffic traffic;
+    private PerfLatency latencyLoops;
     private PerftestDest[] remote;
     private int mtuBytes;
     private final List<PerftestReport> bandwidth = new ArrayList<>();
@@ -116,9 +102,10 @@ public final class PerfRun
             gidIndex = r.gidIndex >= 0 ? r.gidIndex : bestGidIndex();
             res = new PerfResources(device, r, mtuBytes, gidIndex, sys.cycleBuffer(), sys.cacheLineSize());
             traffic = new PerfTraffic(res, idle);
+            latencyLoops = new PerfLatency(traffic);
             if (r.rdmaCm)
             {
-                connectRdmaCm();
+                PerfRdmaCm.connect(session, r, res, err);
             }
             print(PerfReport.testInfo(r, deviceName, mtuBytes, gidIndex), false);
             switch (r.test)
@@ -262,7 +249,7 @@ public final class PerfRun
             traffic.prepareSends(size, remote);
             traffic.postReceives(size);
             session.handShake(local[0]);
-            traffic.sendLatency(size);
+            latencyLoops.send(size);
             reportLatency(size, 2);
         }
         print(PerfReport.RESULT_LINE);
@@ -282,7 +269,7 @@ public final class PerfRun
         for (final long size : sizes(true))
         {
             traffic.prepareSends(size, remote);
-            traffic.writeLatency(size);
+            latencyLoops.write(size);
             reportLatency(size, 2);
         }
         print(PerfReport.RESULT_LINE);
@@ -307,7 +294,7 @@ public final class PerfRun
         for (final long size : sizes(true))
         {
             traffic.prepareSends(size, remote);
-            traffic.readLatency(size);
+            latencyLoops.read(size);
             reportLatency(size, 1);
         }
         session.close(local[0]);
@@ -334,110 +321,6 @@ public final class PerfRun
                 "version (local GID index " + res.gidIndex + ", peer GID " + remote[0] + ")");
         }
         res.connect(remote);
-    }
-
-    /**
-     * create_rdma_cm_connection (perftest_communication.c): a handshake, one rdma_cm connection per QP to the server's
-     * port (the client connects them, the server accepts as many requests), a handshake. The records of both
-     * handshakes are still all zeros in perftest (set_up_connection fills them only afterwards).
-     */
-    private void connectRdmaCm() throws IOException
-    {
-        final PerftestRdmaCmChannel channel = (PerftestRdmaCmChannel)session.channel();
-        final PerftestDest zero = new PerftestDest(0, 0, 0, 0, 0, 0, 0, 0, 0);
-        session.handShake(zero);
-        final RdmaCm cm = channel.cm();
-        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(r.timeoutMs);
-        // rdma_cm_route_handler / rdma_cm_connection_request_handler: depths only for READ and atomics, retry_count
-        // and rnr_retry_count both perftest's retry_count (7), no private data (rdma_getaddrinfo leaves ai_connect
-        // empty for AF_INET).
-        final boolean reads = PerfTest.Verb.READ == r.test.verb() || PerfTest.Verb.ATOMIC == r.test.verb();
-        final ConnParam param = new ConnParam().responderResources(reads ? r.outReads : 0)
-            .initiatorDepth(reads ? r.outReads : 0).retryCount(PerftestRdmaCmChannel.RETRY_COUNT)
-            .rnrRetryCount(PerftestRdmaCmChannel.RETRY_COUNT);
-        final List<RdmaCmId> ids = new ArrayList<>();
-        try
-        {
-            if (r.client)
-            {
-                final InetSocketAddress server = channel.remoteAddress();
-                for (int i = 0; i < r.qps; i++)
-                {
-                    ids.add(connectWithRetries(cm, server, res.qps[i], param, timeoutNs));
-                }
-            }
-            else
-            {
-                for (int i = 0; i < r.qps; i++)
-                {
-                    final RdmaCmEvent request = cm.expect(channel.listener(), RdmaCmEventType.CONNECT_REQUEST,
-                        timeoutNs);
-                    final RdmaCmId child = request.id();
-                    ids.add(child);
-                    child.attachQp(res.qps[i]);
-                    child.accept(param);
-                }
-                for (final RdmaCmId child : ids)
-                {
-                    cm.expect(child, RdmaCmEventType.ESTABLISHED, timeoutNs);
-                }
-            }
-        }
-        catch (final RdmaCmException ex)
-        {
-            throw new IOException("the test's rdma_cm connection failed: " + ex.getMessage(), ex);
-        }
-        finally
-        {
-            channel.adoptDataConnections(ids);
-        }
-        session.handShake(zero);
-    }
-
-    /**
-     * rdma_cm_client_connection: up to 10 attempts 100 ms apart (the server listens again for the test's connections
-     * only after the first handshake, so the first request may find nobody listening). Each failed attempt is
-     * reported on stderr, as perftest reports each failed rdma_client_connect, so a retry is never silent.
-     */
-    private RdmaCmId connectWithRetries(final RdmaCm cm, final InetSocketAddress server, final QueuePair qp,
-        final ConnParam param, final long timeoutNs)
-    {
-        RdmaCmException last = null;
-        for (int attempt = 0; attempt < CM_CONNECT_ATTEMPTS; attempt++)
-        {
-            if (attempt > 0)
-            {
-                LockSupport.parkNanos(CM_RETRY_PAUSE_NS);
-            }
-            final RdmaCmId id = cm.createId();
-            if (r.trafficClass >= 0)
-            {
-                // perftest -R --tclass: rdma_set_option(RDMA_OPTION_ID_TOS) on the test's identifiers.
-                id.tos(r.trafficClass);
-            }
-            try
-            {
-                PerftestRdmaCmChannel.resetForRetry(qp);
-                id.attachQp(qp);
-                id.connect(server, param);
-                cm.expect(id, RdmaCmEventType.ESTABLISHED, timeoutNs);
-                return id;
-            }
-            catch (final RdmaCmException ex)
-            {
-                last = ex;
-                id.destroy();
-                if (attempt + 1 < CM_CONNECT_ATTEMPTS)
-                {
-                    err.println("rdma_cm connect to " + server.getAddress().getHostAddress() + ":" + server.getPort() +
-                        " failed (" + ex.getMessage() + "); retrying in " + CM_RETRY_PAUSE_NS / 1_000_000 +
-                        " ms, attempt " + (attempt + 2) + " of " + CM_CONNECT_ATTEMPTS);
-                    err.flush();
-                }
-            }
-        }
-        throw new RdmaCmException("tried " + CM_CONNECT_ATTEMPTS + " times; last: " + last.getMessage(),
-            last.event());
     }
 
     /**

@@ -19,8 +19,9 @@ import org.roce4j.verbs.SendWorkRequest;
 
 /**
  * The traffic loops of perftest's tools (perftest_resources.c), on roce4j verbs: run_iter_bw (the BW client, and
- * both sides of a bidirectional WRITE/READ/atomic test), run_iter_bw_server (the SEND BW server), run_iter_bi
- * (bidirectional SEND BW), run_iter_lat_send, run_iter_lat_write and run_iter_lat (READ). Same posting window
+ * both sides of a bidirectional WRITE/READ/atomic test), run_iter_bw_server (the SEND BW server) and run_iter_bi
+ * (bidirectional SEND BW) here, the latency loops in {@link PerfLatency} over this class's WRs, timings and waits
+ * (ctx_set_send_wqes, ctx_set_recv_wqes, the completion and byte polls). Same posting window
  * (tx depth), same signaling (every cqMod-th WR and the last), same counting (each completion stands for cqMod
  * messages), same receive reposting, same timestamps; timestamps are System.nanoTime() instead of CPU cycles.
  *
@@ -33,13 +34,13 @@ final class PerfTraffic
     /** FETCH_AND_ADD's addend (ATOMIC_ADD_VALUE); CMP_AND_SWAP compares with 0 and swaps in 0. */
     static final long ATOMIC_ADD = 1;
 
-    private final PerfResources res;
-    private final PerfSettings.Resolved r;
+    final PerfResources res;
+    final PerfSettings.Resolved r;
     private final IdleStrategy idle;
     private final long timeoutNs;
     private final WorkCompletion[] wc = new WorkCompletion[POLL_BATCH];
-    private final SendWorkRequest[] sends;
-    private final RecvWorkRequest[] receives;
+    final SendWorkRequest[] sends;
+    final RecvWorkRequest[] receives;
     private final long[] scnt;
     private final long[] ccnt;
     private final long[] postedRecv;
@@ -310,175 +311,6 @@ final class PerfTraffic
     }
 
     // ------------------------------------------------------------------------------------------------------------
-    // Latency
-    // ------------------------------------------------------------------------------------------------------------
-
-    /**
-     * run_iter_lat_send: ping-pong SENDs; the client sends first, each side sends after each receive.
-     *
-     * @param size message size.
-     * @throws IOException on a failed completion or a stall.
-     */
-    void sendLatency(final long size) throws IOException
-    {
-        final SendWorkRequest wr = sends[0];
-        posted = new long[Math.max(1, r.iters)];
-        completed = new long[1];
-        counted = 0;
-        DurationClock clock = null;
-        boolean firstRx = true;
-        long sent = 0;
-        long rcnt = 0;
-        while (sent < r.iters || rcnt < r.iters || (r.duration && (null == clock || !clock.ended(System.nanoTime()))))
-        {
-            if ((rcnt < r.iters || r.duration) && !(sent < 1 && r.client))
-            {
-                final WorkCompletion completion = await(res.recvCq, clock, "the peer's message " + (rcnt + 1));
-                if (null == completion)
-                {
-                    break;
-                }
-                checkRecv(completion, rcnt);
-                if (firstRx)
-                {
-                    firstRx = false;
-                    if (r.duration)
-                    {
-                        clock = new DurationClock(System.nanoTime(), r);
-                    }
-                }
-                rcnt++;
-                if (null != clock && clock.sampling(System.nanoTime()))
-                {
-                    counted++;
-                }
-                if (r.duration || rcnt + r.rxDepth <= r.iters)
-                {
-                    res.qps[0].postRecv(receives[0]);
-                }
-            }
-            if (sent < r.iters || (r.duration && !(null != clock && clock.ended(System.nanoTime()))))
-            {
-                if (!r.duration)
-                {
-                    posted[(int)sent] = System.nanoTime();
-                }
-                sent++;
-                final boolean signaled = 0 == sent % r.cqMod || (!r.duration && sent == r.iters);
-                wr.sendFlags(signaled ? SendFlags.SIGNALED : 0);
-                res.qps[0].postSend(wr);
-                if (signaled)
-                {
-                    final WorkCompletion completion = await(res.sendCq, null, "the completion of send " + sent);
-                    checkSend(completion, sent, sent);
-                }
-            }
-        }
-        if (null != clock)
-        {
-            finishTimes(clock);
-        }
-    }
-
-    /**
-     * run_iter_lat_write: ping-pong RDMA WRITEs; each side writes a counter into the last byte of the peer's buffer
-     * and polls the last byte of its own. The server writes first.
-     *
-     * @param size message size.
-     * @throws IOException on a failed completion or a stall.
-     */
-    void writeLatency(final long size) throws IOException
-    {
-        final SendWorkRequest wr = sends[0].sendFlags(SendFlags.SIGNALED);
-        final AtomicBuffer buffer = res.mrs[0].buffer();
-        final int postIndex = (int)size - 1;
-        final int pollIndex = (int)(res.buffSize + size - 1);
-        posted = new long[Math.max(1, r.iters)];
-        completed = new long[1];
-        counted = 0;
-        final DurationClock clock = r.duration ? new DurationClock(System.nanoTime(), r) : null;
-        long sent = 0;
-        long done = 0;
-        long rcnt = 0;
-        while (sent < r.iters || done < r.iters || rcnt < r.iters ||
-            (null != clock && !clock.ended(System.nanoTime())))
-        {
-            if ((rcnt < r.iters || r.duration) && !(sent < 1 && !r.client))
-            {
-                rcnt++;
-                if (!awaitByte(buffer, pollIndex, (byte)rcnt, clock))
-                {
-                    break;
-                }
-            }
-            if (sent < r.iters || r.duration)
-            {
-                if (!r.duration)
-                {
-                    posted[(int)sent] = System.nanoTime();
-                }
-                buffer.putByteVolatile(postIndex, (byte)++sent);
-                res.qps[0].postSend(wr);
-            }
-            if (null != clock && clock.ended(System.nanoTime()))
-            {
-                break;
-            }
-            if (done < r.iters || r.duration)
-            {
-                checkSend(await(res.sendCq, null, "the completion of write " + sent), sent, done);
-                done++;
-                if (null != clock && clock.sampling(System.nanoTime()))
-                {
-                    counted++;
-                }
-            }
-        }
-        if (null != clock)
-        {
-            finishTimes(clock);
-        }
-    }
-
-    /**
-     * run_iter_lat: one RDMA READ at a time, each waited for.
-     *
-     * @param size message size.
-     * @throws IOException on a failed completion or a stall.
-     */
-    void readLatency(final long size) throws IOException
-    {
-        final SendWorkRequest wr = sends[0].sendFlags(SendFlags.SIGNALED);
-        posted = new long[Math.max(1, r.iters)];
-        completed = new long[1];
-        counted = 0;
-        final DurationClock clock = r.duration ? new DurationClock(System.nanoTime(), r) : null;
-        long sent = 0;
-        while (sent < r.iters || (null != clock && !clock.ended(System.nanoTime())))
-        {
-            if (!r.duration)
-            {
-                posted[(int)sent] = System.nanoTime();
-            }
-            sent++;
-            res.qps[0].postSend(wr);
-            if (null != clock && clock.ended(System.nanoTime()))
-            {
-                break;
-            }
-            checkSend(await(res.sendCq, null, "the completion of read " + sent), sent, sent);
-            if (null != clock && clock.sampling(System.nanoTime()))
-            {
-                counted++;
-            }
-        }
-        if (null != clock)
-        {
-            finishTimes(clock);
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
     // Helpers
     // ------------------------------------------------------------------------------------------------------------
 
@@ -496,7 +328,7 @@ final class PerfTraffic
         }
     }
 
-    private void finishTimes(final DurationClock clock)
+    void finishTimes(final DurationClock clock)
     {
         if (null != clock)
         {
@@ -567,7 +399,7 @@ final class PerfTraffic
     /**
      * Wait for one completion on a CQ; null when the duration ended first.
      */
-    private WorkCompletion await(final CompletionQueue cq, final DurationClock clock, final String what)
+    WorkCompletion await(final CompletionQueue cq, final DurationClock clock, final String what)
         throws IOException
     {
         final long startNs = System.nanoTime();
@@ -592,7 +424,7 @@ final class PerfTraffic
         }
     }
 
-    private boolean awaitByte(final AtomicBuffer buffer, final int index, final byte value, final DurationClock clock)
+    boolean awaitByte(final AtomicBuffer buffer, final int index, final byte value, final DurationClock clock)
         throws IOException
     {
         final long startNs = System.nanoTime();
@@ -617,7 +449,7 @@ final class PerfTraffic
     /**
      * A failed completion ends the run at once, reported as perftest reports it (see {@link PerfCompletionError}).
      */
-    private void checkSend(final WorkCompletion completion, final long sent, final long done) throws IOException
+    void checkSend(final WorkCompletion completion, final long sent, final long done) throws IOException
     {
         if (WcStatus.SUCCESS != completion.status())
         {
@@ -625,7 +457,7 @@ final class PerfTraffic
         }
     }
 
-    private void checkRecv(final WorkCompletion completion, final long received) throws IOException
+    void checkRecv(final WorkCompletion completion, final long received) throws IOException
     {
         if (WcStatus.SUCCESS != completion.status())
         {

@@ -4,8 +4,6 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.roce4j.cm.rdmacm.ConnParam;
@@ -16,8 +14,6 @@ import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.SendFlags;
-import org.roce4j.ib.WcStatus;
-import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
@@ -76,18 +72,13 @@ public final class Rping
     /** First and last character of the rolling pattern ('A' .. 'z'). */
     private static final int FIRST_CHAR = 65;
     private static final int LAST_CHAR = 122;
-    /** How long one CQ wait lasts before the CM's events are looked at again. */
-    private static final long POLL_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** How long to wait for the DISCONNECTED event after the receive queue was flushed. */
-    private static final long DISCONNECT_EVENT_WAIT_NS = TimeUnit.SECONDS.toNanos(5);
 
     private final RdmaCm cm;
     private final RpingSettings settings;
     private final PrintWriter out;
     private final PrintWriter err;
     private final String role;
-    private final WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(),
-        new WorkCompletion()};
+    private final RpingEvents events;
     private final RpingRdmaInfo sendInfo = new RpingRdmaInfo();
     private final RpingRdmaInfo recvInfo = new RpingRdmaInfo();
     private final RecvWorkRequest recvWr = new RecvWorkRequest();
@@ -101,13 +92,6 @@ public final class Rping
     private MemoryRegion sendMr;
     private MemoryRegion rdmaMr;
     private MemoryRegion startMr;
-    private int state = 1;
-    private int recvs;
-    private boolean readDone;
-    private boolean writeDone;
-    private boolean flushed;
-    private boolean disconnected;
-    private boolean failed;
 
     /**
      * @param cm       rdma_cm on the device to use.
@@ -122,6 +106,7 @@ public final class Rping
         this.out = out;
         this.err = err;
         this.role = settings.server ? "server" : "client";
+        this.events = new RpingEvents(cm, settings, out, err, role);
     }
 
     /**
@@ -171,7 +156,7 @@ public final class Rping
             final InetSocketAddress server = new InetSocketAddress(settings.address, settings.port);
             id.connect(server, new ConnParam().responderResources(1).initiatorDepth(1).retryCount(7)
                 .rnrRetryCount(7));
-            final RdmaCmEvent event = awaitCmEvent(id);
+            final RdmaCmEvent event = events.awaitCmEvent(id);
             if (null == event)
             {
                 return EXIT_FAILURE;
@@ -183,7 +168,7 @@ public final class Rping
                 return EXIT_FAILURE;
             }
             debug("ESTABLISHED");
-            state = STATE_CONNECTED;
+            events.state = STATE_CONNECTED;
             debug("rdma_connect successful");
             final int ret = testClient();
             if (0 != ret)
@@ -191,7 +176,7 @@ public final class Rping
                 err.println("rping client failed: " + ret);
             }
             id.disconnect();
-            awaitDisconnectEvent();
+            events.awaitDisconnectEvent();
             return 0 == ret ? 0 : EXIT_FAILURE;
         }
         catch (final RdmaCmException ex)
@@ -214,7 +199,7 @@ public final class Rping
         int first = FIRST_CHAR;
         for (int ping = 0; 0 == settings.count || ping < settings.count; ping++)
         {
-            state = STATE_RDMA_READ_ADV;
+            events.state = STATE_RDMA_READ_ADV;
             final String prefix = "rdma-ping-" + ping + ": ";
             final int cc = Math.min(prefix.length(), size);
             start.putStringWithoutLengthAscii(0, prefix.substring(0, cc));
@@ -227,19 +212,19 @@ public final class Rping
             first = first >= LAST_CHAR ? FIRST_CHAR : first + 1;
             start.putByte(size - 1, (byte)0);
 
-            final int recvsBefore = recvs;
+            final int recvsBefore = events.recvs;
             postInfo(startMr);
-            if (!await(() -> recvs > recvsBefore))
+            if (!events.await(() -> events.recvs > recvsBefore))
             {
-                return waitFailure("RDMA_WRITE_ADV");
+                return events.waitFailure("RDMA_WRITE_ADV");
             }
-            state = STATE_RDMA_WRITE_ADV;
+            events.state = STATE_RDMA_WRITE_ADV;
             postInfo(rdmaMr);
-            if (!await(() -> recvs > recvsBefore + 1))
+            if (!events.await(() -> events.recvs > recvsBefore + 1))
             {
-                return waitFailure("RDMA_WRITE_COMPLETE");
+                return events.waitFailure("RDMA_WRITE_COMPLETE");
             }
-            state = STATE_RDMA_WRITE_COMPLETE;
+            events.state = STATE_RDMA_WRITE_COMPLETE;
             if (settings.validate && !sameBytes(start, sink, size))
             {
                 err.println("data mismatch!");
@@ -292,7 +277,7 @@ public final class Rping
             debug("rdma_bind_addr successful");
             debug("rdma_listen");
             onListening.run();
-            final long deadline = deadline();
+            final long deadline = events.deadline();
             final RdmaCmEvent request = cm.expect(listener, RdmaCmEventType.CONNECT_REQUEST,
                 Long.MAX_VALUE == deadline ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime()));
             final RdmaCmId child = request.id();
@@ -303,7 +288,7 @@ public final class Rping
                 setup(child);
                 debug("accepting client connection request");
                 child.accept(null);
-                final RdmaCmEvent established = awaitCmEvent(child);
+                final RdmaCmEvent established = events.awaitCmEvent(child);
                 if (null == established || RdmaCmEventType.ESTABLISHED != established.type())
                 {
                     if (null != established)
@@ -315,7 +300,7 @@ public final class Rping
                     return EXIT_FAILURE;
                 }
                 debug("ESTABLISHED");
-                state = STATE_CONNECTED;
+                events.state = STATE_CONNECTED;
                 final int ret = testServer();
                 if (0 != ret)
                 {
@@ -350,26 +335,26 @@ public final class Rping
         final AtomicBuffer sink = rdmaMr.buffer();
         while (true)
         {
-            final int recvsBefore = recvs;
-            if (!await(() -> recvs > recvsBefore))
+            final int recvsBefore = events.recvs;
+            if (!events.await(() -> events.recvs > recvsBefore))
             {
-                return waitFailure("RDMA_READ_ADV");
+                return events.waitFailure("RDMA_READ_ADV");
             }
-            state = STATE_RDMA_READ_ADV;
+            events.state = STATE_RDMA_READ_ADV;
             final long remoteAddr = recvInfo.buf();
             final int remoteRkey = recvInfo.rkey();
             final int remoteLen = recvInfo.size();
             debug(String.format("Received rkey %x addr %x len %d from peer", remoteRkey, remoteAddr, remoteLen));
             debug("server received sink adv");
 
-            readDone = false;
+            events.readDone = false;
             postRdma(WrOpcode.RDMA_READ, remoteAddr, remoteRkey, remoteLen);
             debug("server posted rdma read req ");
-            if (!await(() -> readDone))
+            if (!events.await(() -> events.readDone))
             {
-                return waitFailure("RDMA_READ_COMPLETE");
+                return events.waitFailure("RDMA_READ_COMPLETE");
             }
-            state = STATE_RDMA_READ_COMPLETE;
+            events.state = STATE_RDMA_READ_COMPLETE;
             debug("server received read complete");
             if (settings.verbose)
             {
@@ -378,22 +363,22 @@ public final class Rping
             postSend();
             debug("server posted go ahead");
 
-            if (!await(() -> recvs > recvsBefore + 1))
+            if (!events.await(() -> events.recvs > recvsBefore + 1))
             {
-                return waitFailure("RDMA_WRITE_ADV");
+                return events.waitFailure("RDMA_WRITE_ADV");
             }
-            state = STATE_RDMA_WRITE_ADV;
+            events.state = STATE_RDMA_WRITE_ADV;
             debug("server received sink adv");
             final int length = strlen(sink, settings.size) + 1;
-            writeDone = false;
+            events.writeDone = false;
             debug(String.format("rdma write from lkey %x laddr %x len %d", rdmaMr.lkey(), rdmaMr.address(0),
                 length));
             postRdma(WrOpcode.RDMA_WRITE, recvInfo.buf(), recvInfo.rkey(), length);
-            if (!await(() -> writeDone))
+            if (!events.await(() -> events.writeDone))
             {
-                return waitFailure("RDMA_WRITE_COMPLETE");
+                return events.waitFailure("RDMA_WRITE_COMPLETE");
             }
-            state = STATE_RDMA_WRITE_COMPLETE;
+            events.state = STATE_RDMA_WRITE_COMPLETE;
             debug("server rdma write complete ");
             postSend();
             debug("server posted go ahead");
@@ -438,6 +423,7 @@ public final class Rping
         debug("allocated & registered buffers...");
         recvWr.reset().wrId(1).addSge(recvMr, 0, RpingRdmaInfo.LENGTH);
         qp.postRecv(recvWr);
+        events.attach(cq, qp, recvWr);
     }
 
     private void postSend()
@@ -447,186 +433,9 @@ public final class Rping
         qp.postSend(sendWr);
     }
 
-    /**
-     * Poll the CQ (rping_cq_event_handler) and the CM's events (rping_cma_event_handler) until {@code done} holds.
-     *
-     * @return true when done; false when the connection ended or failed first.
-     */
-    private boolean await(final BooleanSupplier done)
-    {
-        final long deadline = deadline();
-        long flushedAt = 0;
-        while (!done.getAsBoolean())
-        {
-            if (disconnected || failed)
-            {
-                return false;
-            }
-            final int n = cq.pollBlocking(wcs, POLL_SLICE_NS);
-            for (int i = 0; i < n; i++)
-            {
-                onCompletion(wcs[i]);
-            }
-            drainCmEvents();
-            if (flushed && !disconnected)
-            {
-                // rping's CQ thread stops at a flush; the end of the connection comes as a CM event.
-                if (0 == flushedAt)
-                {
-                    flushedAt = System.nanoTime();
-                }
-                else if (System.nanoTime() - flushedAt > DISCONNECT_EVENT_WAIT_NS)
-                {
-                    failed = true;
-                }
-            }
-            if (Long.MAX_VALUE != deadline && System.nanoTime() - deadline > 0)
-            {
-                err.println("rping: nothing happened for " + settings.timeoutMs + " ms (--timeout)");
-                failed = true;
-            }
-        }
-        return true;
-    }
-
-    private void onCompletion(final WorkCompletion wc)
-    {
-        if (WcStatus.SUCCESS != wc.status())
-        {
-            if (WcStatus.WR_FLUSH_ERR == wc.status())
-            {
-                flushed = true;
-                return;
-            }
-            err.println("cq completion failed status " + wc.status().ordinal());
-            failed = true;
-            state = STATE_ERROR;
-            return;
-        }
-        switch (wc.opcode())
-        {
-            case SEND:
-                debug("send completion");
-                break;
-            case RDMA_WRITE:
-                debug("rdma write completion");
-                writeDone = true;
-                break;
-            case RDMA_READ:
-                debug("rdma read completion");
-                readDone = true;
-                break;
-            case RECV:
-                debug("recv completion");
-                if (RpingRdmaInfo.LENGTH != wc.byteLen())
-                {
-                    err.println("Received bogus data, size " + wc.byteLen());
-                    err.println("recv wc error: -1");
-                    failed = true;
-                    state = STATE_ERROR;
-                    return;
-                }
-                recvs++;
-                qp.postRecv(recvWr);
-                break;
-            default:
-                debug("unknown!!!!! completion");
-                failed = true;
-                state = STATE_ERROR;
-                break;
-        }
-    }
-
-    private void drainCmEvents()
-    {
-        RdmaCmEvent event;
-        while (null != (event = cm.pollEvent()))
-        {
-            onCmEvent(event);
-        }
-    }
-
-    private void onCmEvent(final RdmaCmEvent event)
-    {
-        debug("cma_event type " + event.type().libraryName() + " cma_id " + event.id() + " (child)");
-        switch (event.type())
-        {
-            case DISCONNECTED:
-                err.println(role + " DISCONNECT EVENT...");
-                disconnected = true;
-                state = STATE_DISCONNECTED;
-                break;
-            case REJECTED:
-            case UNREACHABLE:
-            case CONNECT_ERROR:
-                err.println("cma event " + event.type().libraryName() + ", error " + event.status());
-                failed = true;
-                state = STATE_ERROR;
-                break;
-            case ESTABLISHED:
-                debug("ESTABLISHED");
-                break;
-            default:
-                err.println("unhandled event: " + event.type().libraryName() + ", ignoring");
-                break;
-        }
-    }
-
-    private RdmaCmEvent awaitCmEvent(final RdmaCmId id)
-    {
-        final long deadline = deadline();
-        while (true)
-        {
-            final long left = Long.MAX_VALUE == deadline ? POLL_SLICE_NS : Math.min(POLL_SLICE_NS,
-                deadline - System.nanoTime());
-            if (left <= 0)
-            {
-                err.println("rping: no connection event within " + settings.timeoutMs + " ms (--timeout)");
-                return null;
-            }
-            final RdmaCmEvent event = cm.getEvent(left);
-            if (null != event && event.id() == id)
-            {
-                return event;
-            }
-            if (null != event)
-            {
-                onCmEvent(event);
-            }
-        }
-    }
-
-    private void awaitDisconnectEvent()
-    {
-        final long deadline = System.nanoTime() + DISCONNECT_EVENT_WAIT_NS;
-        while (!disconnected && System.nanoTime() - deadline < 0)
-        {
-            final RdmaCmEvent event = cm.getEvent(POLL_SLICE_NS);
-            if (null != event)
-            {
-                onCmEvent(event);
-            }
-        }
-    }
-
-    private int waitFailure(final String expected)
-    {
-        err.println("wait for " + expected + " state " + state);
-        return STATE_DISCONNECTED == state ? 0 : -1;
-    }
-
-    private long deadline()
-    {
-        return 0 == settings.timeoutMs ? Long.MAX_VALUE :
-            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs);
-    }
-
     private void debug(final String line)
     {
-        if (settings.debug)
-        {
-            out.println(line);
-        }
+        events.debug(line);
     }
 
     static int strlen(final AtomicBuffer buffer, final int limit)

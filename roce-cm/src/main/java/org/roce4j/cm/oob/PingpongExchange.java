@@ -37,6 +37,8 @@ public final class PingpongExchange
     public static final int SRQ_MESSAGES = 256;
     /** The entry of an unused QP slot in ibv_srq_pingpong's exchange: all zeros. */
     private static final QpInfo UNUSED = QpInfo.of(0, 0, 0, 0, 0);
+    /** Between connect retries while a peer is not listening yet: yield the CPU for about 50 ms. */
+    private static final long RETRY_PAUSE_NS = 50_000_000L;
 
     /**
      * What the server does between reading the client's message and answering: connect its QP to the client's.
@@ -111,7 +113,7 @@ public final class PingpongExchange
         final Duration retryFor) throws IOException
     {
         final byte[] ours = encodeAll(local, messages);
-        final long deadline = System.nanoTime() + retryFor.toNanos();
+        final RetryDeadline retry = RetryDeadline.after(retryFor, RETRY_PAUSE_NS);
         while (true)
         {
             try (Socket socket = new Socket())
@@ -129,15 +131,14 @@ public final class PingpongExchange
             }
             catch (final EOFException | java.net.ConnectException ex)
             {
-                if (System.nanoTime() - deadline >= 0)
+                if (retry.expired())
                 {
                     // pp_client_exch_dest's words: "Couldn't connect to %s:%d", "Couldn't read/write remote address".
                     throw new OobProtocolException((ex instanceof EOFException ?
                         "Couldn't read/write remote address from " : "Couldn't connect to ") + host + ":" + port +
                         ": " + ex.getMessage(), ex);
                 }
-                Thread.onSpinWait();
-                parkBriefly();
+                retry.pause();
             }
         }
     }
@@ -263,9 +264,4 @@ public final class PingpongExchange
         return bytes;
     }
 
-    private static void parkBriefly()
-    {
-        // Between connect retries while a peer is not listening yet: yield the CPU for about 50 ms.
-        java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
-    }
 }

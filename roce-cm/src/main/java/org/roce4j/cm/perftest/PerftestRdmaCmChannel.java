@@ -8,10 +8,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.roce4j.cm.oob.OobProtocolException;
+import org.roce4j.cm.oob.RetryDeadline;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -120,7 +120,7 @@ public final class PerftestRdmaCmChannel implements PerftestChannel
     public static PerftestRdmaCmChannel connect(final RdmaCm cm, final InetSocketAddress server,
         final Duration timeout, final Duration retryFor) throws IOException
     {
-        final long deadline = System.nanoTime() + retryFor.toNanos();
+        final RetryDeadline retry = RetryDeadline.after(retryFor, RETRY_PAUSE_NS);
         while (true)
         {
             final RdmaCmId id = cm.createId();
@@ -137,12 +137,12 @@ public final class PerftestRdmaCmChannel implements PerftestChannel
             catch (final RdmaCmException ex)
             {
                 parts.destroy(id);
-                if (System.nanoTime() - deadline >= 0)
+                if (retry.expired())
                 {
                     throw new IOException("rdma_cm connection to " + format(server) + " failed: " + ex.getMessage(),
                         ex);
                 }
-                LockSupport.parkNanos(RETRY_PAUSE_NS);
+                retry.pause();
             }
             catch (final RuntimeException ex)
             {

@@ -3,9 +3,9 @@ package org.roce4j.cm.perftest;
 import java.io.EOFException;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 import org.roce4j.cm.oob.OobProtocolException;
+import org.roce4j.cm.oob.RetryDeadline;
 
 /**
  * perftest's out-of-band protocol as Debian's perftest 4.5+0.17 (version 6.06) speaks it without -R, both roles,
@@ -58,7 +58,7 @@ public final class PerftestSession implements AutoCloseable
         final PerftestConnector connector, final String localVersion, final Duration retryFor) throws IOException
     {
         final byte[] local = PerftestVersion.encode(localVersion);
-        final long deadline = System.nanoTime() + retryFor.toNanos();
+        final RetryDeadline retry = RetryDeadline.after(retryFor, RETRY_PAUSE_NS);
         while (true)
         {
             final PerftestChannel channel = connector.connect();
@@ -71,12 +71,12 @@ public final class PerftestSession implements AutoCloseable
             catch (final EOFException ex)
             {
                 channel.close();
-                if (!channel.isClient() || System.nanoTime() - deadline >= 0)
+                if (!channel.isClient() || retry.expired())
                 {
                     throw new OobProtocolException("perftest exchange with " + channel.peer() + " failed: " +
                         ex.getMessage(), ex);
                 }
-                LockSupport.parkNanos(RETRY_PAUSE_NS);
+                retry.pause();
             }
             catch (final IOException | RuntimeException ex)
             {

@@ -7,9 +7,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 import org.roce4j.cm.oob.OobProtocolException;
+import org.roce4j.cm.oob.RetryDeadline;
 
 /**
  * Opens perftest's TCP channel (ethernet_client_connect / ethernet_server_connect): the client connects to the
@@ -88,7 +88,7 @@ public final class PerftestTcpConnector implements PerftestConnector
 
     private PerftestChannel connectClient() throws IOException
     {
-        final long deadline = System.nanoTime() + retryFor.toNanos();
+        final RetryDeadline retry = RetryDeadline.after(retryFor, RETRY_PAUSE_NS);
         while (true)
         {
             final Socket socket = new Socket();
@@ -100,12 +100,12 @@ public final class PerftestTcpConnector implements PerftestConnector
             catch (final ConnectException ex)
             {
                 socket.close();
-                if (System.nanoTime() - deadline >= 0)
+                if (retry.expired())
                 {
                     throw new OobProtocolException("Couldn't connect to " + host + ":" + port + ": " +
                         ex.getMessage(), ex);
                 }
-                LockSupport.parkNanos(RETRY_PAUSE_NS);
+                retry.pause();
             }
             catch (final IOException | RuntimeException ex)
             {

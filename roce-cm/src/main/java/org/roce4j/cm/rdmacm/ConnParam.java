@@ -117,6 +117,40 @@ public final class ConnParam
         return rnrRetryCount;
     }
 
+    /**
+     * rdma_connect's limit: the REQ's (or SIDR_REQ's) private data less rdma_cm's 36-byte header.
+     *
+     * @throws IllegalArgumentException when the private data is longer.
+     */
+    static void checkConnect(final ConnParam param, final boolean ud)
+    {
+        final int maxPrivateData = ud ? MAX_UD_CONNECT_PRIVATE_DATA : MAX_CONNECT_PRIVATE_DATA;
+        if (param.privateData().length > maxPrivateData)
+        {
+            throw new IllegalArgumentException("connect private data holds at most " + maxPrivateData + " bytes (" +
+                (ud ? 216 : 92) + " in the " + (ud ? "SIDR_REQ" : "REQ") + " minus rdma_cm's 36-byte " +
+                "header), got " + param.privateData().length);
+        }
+    }
+
+    /**
+     * rdma_accept's and rdma_reject's limit: the REP's or REJ's private data, or the SIDR_REP's in the UDP port space.
+     *
+     * @param privateData the private data, or null.
+     * @param verb        "accept" or "reject", for the message.
+     * @param rcMax       the limit in the TCP port space.
+     * @throws IllegalArgumentException when the private data is longer.
+     */
+    static void checkAccept(final byte[] privateData, final boolean ud, final String verb, final int rcMax)
+    {
+        final int maxPrivateData = ud ? MAX_UD_ACCEPT_PRIVATE_DATA : rcMax;
+        if (null != privateData && privateData.length > maxPrivateData)
+        {
+            throw new IllegalArgumentException(verb + " private data holds at most " + maxPrivateData + " bytes, got " +
+                privateData.length);
+        }
+    }
+
     private static int range(final int value, final int min, final int max, final String name)
     {
         if (value < min || value > max)

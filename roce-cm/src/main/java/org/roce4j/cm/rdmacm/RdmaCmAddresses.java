@@ -2,6 +2,7 @@ package org.roce4j.cm.rdmacm;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -104,5 +105,27 @@ final class RdmaCmAddresses
         }
         // 0x02: a locally administered EUI-64, then "ff:fe" style filler and the IPv4 address.
         return 0x0200_00FF_0000_0000L | (address.ipv4() & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * @param address a socket address, or null.
+     * @return {@code ip:port}, or "-" for null.
+     */
+    static String format(final InetSocketAddress address)
+    {
+        return null == address ? "-" : address.getAddress().getHostAddress() + ":" + address.getPort();
+    }
+
+    /**
+     * @param what    "listen" or "destination", for the message.
+     * @param address the address whose port to check.
+     * @throws IllegalArgumentException for a port outside 1..65535.
+     */
+    static void checkPort(final String what, final InetSocketAddress address)
+    {
+        if (address.getPort() < 1 || address.getPort() > 65535)
+        {
+            throw new IllegalArgumentException(what + " port must be 1..65535, got " + address.getPort());
+        }
     }
 }

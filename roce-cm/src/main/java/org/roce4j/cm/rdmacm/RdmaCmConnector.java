@@ -107,7 +107,7 @@ final class RdmaCmConnector
         {
             return CmRejectReason.INVALID_MTU.code();
         }
-        if (listener.pendingRequests() >= listener.backlog())
+        if (listener.backlogFull())
         {
             // ucma: no backlog left: -ENOMEM, and cm.c drops the REQ without a REJ so the sender retries.
             return CmListener.DROP;
@@ -142,7 +142,7 @@ final class RdmaCmConnector
         {
             return CmSidrRepMessage.STATUS_REJECT;
         }
-        if (listener.pendingRequests() >= listener.backlog())
+        if (listener.backlogFull())
         {
             return CmListener.DROP;
         }

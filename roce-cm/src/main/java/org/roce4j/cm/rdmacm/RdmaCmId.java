@@ -5,17 +5,11 @@ import java.net.InetSocketAddress;
 import org.roce4j.cm.ib.CmConnection;
 import org.roce4j.cm.ib.CmHandler;
 import org.roce4j.cm.ib.CmState;
-import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
-import org.roce4j.ib.Mtu;
-import org.roce4j.ib.QpAttrMask;
-import org.roce4j.ib.QpAttributes;
-import org.roce4j.ib.QpState;
 import org.roce4j.ib.QpType;
 import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
-import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
@@ -73,7 +67,7 @@ public final class RdmaCmId
     private final int number;
     private final RdmaCmId parent;
     private final int portSpace;
-    private final Handler handler = new Handler();
+    private final RdmaCmIdHandler handler;
     private volatile State state = State.IDLE;
     private volatile InetSocketAddress localAddress;
     private volatile InetSocketAddress remoteAddress;
@@ -92,6 +86,7 @@ public final class RdmaCmId
         this.number = number;
         this.parent = parent;
         this.portSpace = portSpace;
+        this.handler = new RdmaCmIdHandler(this, owner);
         if (null != parent)
         {
             this.tos = parent.tos;
@@ -148,10 +143,7 @@ public final class RdmaCmId
         {
             throw new NullPointerException("address must not be null");
         }
-        if (address.getPort() < 1 || address.getPort() > 65535)
-        {
-            throw new IllegalArgumentException("listen port must be 1..65535, got " + address.getPort());
-        }
+        RdmaCmAddresses.checkPort("listen", address);
         if (backlog < 1)
         {
             throw new IllegalArgumentException("backlog must be at least 1, got " + backlog);
@@ -179,43 +171,12 @@ public final class RdmaCmId
      */
     public QueuePair createQp(final ProtectionDomain pd, final QpInitAttributes init)
     {
-        if (null == pd || null == init)
-        {
-            throw new NullPointerException("pd and init must not be null");
-        }
-        if (pd.device() != owner.device())
-        {
-            throw new IllegalArgumentException("the protection domain belongs to device " + pd.device().name() +
-                ", not to this RdmaCm's " + owner.device().name());
-        }
-        // As the kernel's rdma_create_qp: the QP type must be the id's (UD for RDMA_PS_UDP, RC for RDMA_PS_TCP).
-        final QpType type = isUd() ? QpType.UD : QpType.RC;
-        if (null != init.qpType() && type != init.qpType())
-        {
-            throw new IllegalArgumentException("identifier " + number + " is in " + portSpaceName() + ", whose QPs " +
-                "are " + type + "; got " + init.qpType());
-        }
+        final QpType type = RdmaCmQp.checkCreate(this, pd, init);
         return owner.call(() ->
         {
-            if (null != qp)
-            {
-                throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
-            }
-            if (State.LISTENING == state || State.DESTROYED == state)
-            {
-                throw new IllegalStateException("cannot create a QP on identifier " + number + " in state " + state);
-            }
-            final QueuePair created = pd.createQp(new QpInitAttributes().copyFrom(init).qpType(type));
-            if (isUd())
-            {
-                RdmaCmUd.bringUp(created);
-            }
-            else
-            {
-                toInit(created);
-            }
-            qp = created;
-            return created;
+            requireNoQp("create a QP on");
+            qp = RdmaCmQp.create(pd, init, type);
+            return qp;
         });
     }
 
@@ -230,54 +191,15 @@ public final class RdmaCmId
      */
     public RdmaCmId attachQp(final QueuePair existing)
     {
-        if (null == existing)
-        {
-            throw new NullPointerException("qp must not be null");
-        }
-        if (existing.pd().device() != owner.device())
-        {
-            throw new IllegalArgumentException("QP " + existing.qpNum() + " belongs to device " +
-                existing.pd().device().name() + ", not to this RdmaCm's " + owner.device().name());
-        }
-        if (QpType.RC != existing.type() || isUd())
-        {
-            throw new IllegalArgumentException("rdma_cm connections here are RC; QP " + existing.qpNum() + " is " +
-                existing.type());
-        }
+        RdmaCmQp.checkAttach(this, existing);
         owner.call(() ->
         {
-            if (null != qp)
-            {
-                throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
-            }
-            if (State.LISTENING == state || State.DESTROYED == state)
-            {
-                throw new IllegalStateException("cannot attach a QP to identifier " + number + " in state " + state);
-            }
-            final QpState current = existing.state();
-            if (QpState.RESET == current)
-            {
-                toInit(existing);
-            }
-            else if (QpState.INIT != current)
-            {
-                throw new IllegalArgumentException("QP " + existing.qpNum() + " is in " + current + "; the CM " +
-                    "takes a QP in RESET or INIT and moves it to RTR and RTS itself");
-            }
+            requireNoQp("attach a QP to");
+            RdmaCmQp.attach(existing);
             qp = existing;
             return null;
         });
         return this;
-    }
-
-    private static void toInit(final QueuePair q)
-    {
-        final QpAttributes attr = new QpAttributes();
-        attr.qpState = QpState.INIT;
-        attr.pkeyIndex = 0;
-        attr.portNum = 1;
-        attr.qpAccessFlags = 0;
-        q.modify(attr, QpAttrMask.STATE | QpAttrMask.PKEY_INDEX | QpAttrMask.PORT | QpAttrMask.ACCESS_FLAGS);
     }
 
     /**
@@ -296,17 +218,8 @@ public final class RdmaCmId
         {
             throw new NullPointerException("destination and param must not be null");
         }
-        if (destination.getPort() < 1 || destination.getPort() > 65535)
-        {
-            throw new IllegalArgumentException("destination port must be 1..65535, got " + destination.getPort());
-        }
-        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_CONNECT_PRIVATE_DATA : ConnParam.MAX_CONNECT_PRIVATE_DATA;
-        if (param.privateData().length > maxPrivateData)
-        {
-            throw new IllegalArgumentException("connect private data holds at most " + maxPrivateData + " bytes (" +
-                (isUd() ? 216 : 92) + " in the " + (isUd() ? "SIDR_REQ" : "REQ") + " minus rdma_cm's 36-byte " +
-                "header), got " + param.privateData().length);
-        }
+        RdmaCmAddresses.checkPort("destination", destination);
+        ConnParam.checkConnect(param, isUd());
         owner.call(() ->
         {
             requireState("connect", State.IDLE);
@@ -328,12 +241,8 @@ public final class RdmaCmId
      */
     public void accept(final ConnParam param)
     {
-        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_ACCEPT_PRIVATE_DATA;
-        if (null != param && param.privateData().length > maxPrivateData)
-        {
-            throw new IllegalArgumentException("accept private data holds at most " + maxPrivateData + " bytes, got " +
-                param.privateData().length);
-        }
+        ConnParam.checkAccept(null == param ? null : param.privateData(), isUd(), "accept",
+            ConnParam.MAX_ACCEPT_PRIVATE_DATA);
         owner.call(() ->
         {
             requireState("accept", State.CONNECT_REQUEST);
@@ -354,12 +263,7 @@ public final class RdmaCmId
      */
     public void reject(final byte[] privateData)
     {
-        final int maxPrivateData = isUd() ? ConnParam.MAX_UD_ACCEPT_PRIVATE_DATA : ConnParam.MAX_REJECT_PRIVATE_DATA;
-        if (null != privateData && privateData.length > maxPrivateData)
-        {
-            throw new IllegalArgumentException("reject private data holds at most " + maxPrivateData + " bytes, got " +
-                privateData.length);
-        }
+        ConnParam.checkAccept(privateData, isUd(), "reject", ConnParam.MAX_REJECT_PRIVATE_DATA);
         owner.call(() ->
         {
             requireState("reject", State.CONNECT_REQUEST);
@@ -502,7 +406,7 @@ public final class RdmaCmId
         return RdmaCmServiceId.PS_UDP == portSpace;
     }
 
-    private String portSpaceName()
+    String portSpaceName()
     {
         return isUd() ? "RDMA_PS_UDP" : "RDMA_PS_TCP";
     }
@@ -557,17 +461,11 @@ public final class RdmaCmId
      */
     public String toString()
     {
-        return "rdma_cm_id " + number + " " + state + " " + format(localAddress) + " -> " + format(remoteAddress);
+        return "rdma_cm_id " + number + " " + state + " " + RdmaCmAddresses.format(localAddress) + " -> " +
+            RdmaCmAddresses.format(remoteAddress);
     }
 
-    private static String format(final InetSocketAddress address)
-    {
-        return null == address ? "-" : address.getAddress().getHostAddress() + ":" + address.getPort();
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
     // Internals (CM thread)
-    // ------------------------------------------------------------------------------------------------------------
 
     int number()
     {
@@ -579,14 +477,9 @@ public final class RdmaCmId
         return connection;
     }
 
-    int backlog()
+    boolean backlogFull()
     {
-        return backlog;
-    }
-
-    int pendingRequests()
-    {
-        return pendingRequests;
+        return pendingRequests >= backlog;
     }
 
     void addPending()
@@ -629,80 +522,38 @@ public final class RdmaCmId
         return handler;
     }
 
-    /**
-     * The GID index of the path's local GID (the address the connection was made from or to), or, for a path
-     * naming none of ours, the source the kernel would pick for the remote GID.
-     */
-    private int sourceGidIndex(final CmConnection c)
+    void enter(final State next)
     {
-        final int index = owner.device().gidIndexOf(new Gid(c.localGidHigh(), c.localGidLow()));
-        return index >= 0 ? index : owner.device().sourceGidIndex(new Gid(c.remoteGidHigh(), c.remoteGidLow()));
+        state = next;
+    }
+
+    void peerParam(final ConnParam param)
+    {
+        peerParam = param;
+    }
+
+    void timewaitExit()
+    {
+        timewaitExited = true;
+    }
+
+    AhAttributes udAh()
+    {
+        return udAh;
     }
 
     /**
-     * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values.
+     * INIT (access for the negotiated responder resources), RTR and RTS with the connection's values; an accepted
+     * connection takes its listener's type of service, when set, instead of the REQ's.
      */
     void bringUp(final CmConnection c, final int minRnrTimer)
     {
-        final QueuePair q = qp;
-        final QpAttributes attr = new QpAttributes();
-        // cm.c cm_init_qp_init_attr: remote write always, read and atomic when we grant responder resources.
-        attr.qpState = QpState.INIT;
-        attr.qpAccessFlags = AccessFlags.REMOTE_WRITE |
-            (c.responderResources() > 0 ? AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC : 0);
-        q.modify(attr, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS);
-
-        attr.qpState = QpState.RTR;
-        attr.ahAttr.dgid(c.remoteGidHigh(), c.remoteGidLow())
-            .sgidIndex(sourceGidIndex(c))
-            .hopLimit(c.hopLimit())
-            .flowLabel(c.flowLabel())
-            .trafficClass(null != parent && tos >= 0 ? tos : c.trafficClass())
-            .serviceLevel(0)
-            .portNum(1);
-        attr.pathMtu = Mtu.fromVerbsValue(c.pathMtu());
-        attr.destQpNum = c.remoteQpn();
-        // Linux cm.c: the Starting PSN a side puts in its REQ or REP is the PSN its QP expects first (rq_psn); it
-        // sends from the peer's (cm_req_handler / cm_rep_handler set sq_psn from the message received). The golden
-        // capture agrees: rping's client sends its first SEND with the REP's PSN, the server its READ with the REQ's.
-        attr.rqPsn = c.localPsn();
-        attr.maxDestRdAtomic = c.responderResources();
-        attr.minRnrTimer = minRnrTimer;
-        q.modify(attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-
-        attr.qpState = QpState.RTS;
-        attr.sqPsn = c.remotePsn();
-        attr.timeout = c.ackTimeout();
-        attr.retryCnt = c.retryCount();
-        attr.rnrRetry = c.rnrRetryCount();
-        attr.maxRdAtomic = c.initiatorDepth();
-        q.modify(attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
+        RdmaCmQp.bringUp(qp, c, minRnrTimer, null != parent && tos >= 0 ? tos : -1, owner.device());
     }
 
     void moveQpToError()
     {
-        final QueuePair q = qp;
-        if (null == q || q.isDestroyed())
-        {
-            return;
-        }
-        final QpState current = q.state();
-        if (QpState.RESET == current || QpState.ERR == current)
-        {
-            return;
-        }
-        final QpAttributes attr = new QpAttributes();
-        attr.qpState = QpState.ERR;
-        try
-        {
-            q.modify(attr, QpAttrMask.STATE);
-        }
-        catch (final RuntimeException ex)
-        {
-            owner.noteError(ex);
-        }
+        RdmaCmQp.moveToError(qp, owner);
     }
 
     private void requireState(final String what, final State expected)
@@ -714,160 +565,24 @@ public final class RdmaCmId
         }
     }
 
+    private void requireNoQp(final String what)
+    {
+        if (null != qp)
+        {
+            throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
+        }
+        if (State.LISTENING == state || State.DESTROYED == state)
+        {
+            throw new IllegalStateException("cannot " + what + " identifier " + number + " in state " + state);
+        }
+    }
+
     private void requireQp(final String what)
     {
         if (null == qp)
         {
             throw new IllegalStateException("identifier " + number + " has no QP to " + what + " with: call " +
                 "createQp first");
-        }
-    }
-
-    /**
-     * The connection's CM events, turned into rdma_cm events (cma.c cma_ib_handler).
-     */
-    private final class Handler implements CmHandler
-    {
-        /**
-         * Active side: REP received: INIT/RTR/RTS with its values, then the RTU (cma_rep_recv); on failure REJ
-         * 28 and CONNECT_ERROR.
-         *
-         * @param c the connection.
-         */
-        public void onReply(final CmConnection c)
-        {
-            peerParam = new ConnParam().responderResources(c.responderResources())
-                .initiatorDepth(c.initiatorDepth()).retryCount(c.retryCount()).rnrRetryCount(c.rnrRetryCount());
-            try
-            {
-                bringUp(c, owner.options().minRnrTimer());
-            }
-            catch (final RuntimeException ex)
-            {
-                // cma.c cma_rep_recv failed: REJ CONSUMER_DEFINED and CONNECT_ERROR.
-                moveQpToError();
-                owner.reject(c, null);
-                state = State.ERROR;
-                owner.publish(new RdmaCmEvent(RdmaCmEventType.CONNECT_ERROR, RdmaCmId.this, null, -22,
-                    new byte[0], null, "could not move QP " + qp.qpNum() + " to RTR/RTS for the REP from " +
-                    format(remoteAddress) + ": " + ex.getMessage()));
-                return;
-            }
-            owner.sendRtu(c);
-        }
-
-        /**
-         * ESTABLISHED, with the REP's private data on the active side.
-         *
-         * @param c the connection.
-         */
-        public void onEstablished(final CmConnection c)
-        {
-            state = State.ESTABLISHED;
-            final byte[] data = c.isActive() ? c.privateData() : new byte[0];
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.ESTABLISHED, RdmaCmId.this, null, 0, data, peerParam,
-                "connected " + format(localAddress) + " (QPN 0x" + Integer.toHexString(c.localQpn()) + ") to " +
-                format(remoteAddress) + " (QPN 0x" + Integer.toHexString(c.remoteQpn()) + ")"));
-        }
-
-        /**
-         * REJ received: the QP goes to the error state, then REJECTED with the reason as status.
-         *
-         * @param c the connection.
-         */
-        public void onRejected(final CmConnection c)
-        {
-            moveQpToError();
-            state = State.REJECTED;
-            final int reason = c.rejectReason();
-            final org.roce4j.wire.mad.CmRejectReason named = org.roce4j.wire.mad.CmRejectReason.of(reason);
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.REJECTED, RdmaCmId.this, null, reason, c.privateData(),
-                null, format(remoteAddress) + " rejected the connection: REJ reason " + reason +
-                (null == named ? "" : " (" + named.description() + ")")));
-        }
-
-        /**
-         * No answer after every retry: UNREACHABLE (REQ, REP) or DISCONNECTED with -ETIMEDOUT (DREQ).
-         *
-         * @param c        the connection.
-         * @param timedOut the state that timed out.
-         */
-        public void onTimeout(final CmConnection c, final CmState timedOut)
-        {
-            if (CmState.SIDR_REQ_SENT == timedOut)
-            {
-                // cma.c cma_sidr_rep_handler, IB_CM_SIDR_REQ_ERROR: UNREACHABLE -ETIMEDOUT; the UD QP stays usable.
-                state = State.UNREACHABLE;
-                owner.publish(new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, RdmaCmId.this, null,
-                    RdmaCmEvent.ETIMEDOUT, new byte[0], null, format(remoteAddress) + " did not answer our SIDR_REQ " +
-                    "(sent " + (c.maxCmRetries() + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
-                return;
-            }
-            moveQpToError();
-            if (CmState.DREQ_SENT == timedOut)
-            {
-                state = State.DISCONNECTED;
-                owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null,
-                    RdmaCmEvent.ETIMEDOUT, new byte[0], null, "no DREP from " + format(remoteAddress) +
-                    " after " + (c.maxCmRetries() + 1) + " DREQs; disconnected anyway"));
-                return;
-            }
-            state = State.UNREACHABLE;
-            final boolean req = CmState.REQ_SENT == timedOut || CmState.MRA_REQ_RCVD == timedOut;
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.UNREACHABLE, RdmaCmId.this, null, RdmaCmEvent.ETIMEDOUT,
-                new byte[0], null, format(remoteAddress) + " did not answer our " + (req ? "REQ" : "REP") +
-                " (sent " + (c.maxCmRetries() + 1) + " times, every " + c.timeoutNs() / 1_000_000 + " ms)"));
-        }
-
-        /**
-         * DREQ received: QP to error, DISCONNECTED; the CM sends the DREP when this returns.
-         *
-         * @param c the connection.
-         */
-        public void onDisconnectRequest(final CmConnection c)
-        {
-            // cma.c: DREQ received: the QP goes to the error state before the DREP (rdma_disconnect's order).
-            moveQpToError();
-            state = State.DISCONNECTED;
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null, 0, c.privateData(),
-                null, format(remoteAddress) + " disconnected (DREQ received)"));
-        }
-
-        /**
-         * DREP received: DISCONNECTED.
-         *
-         * @param c the connection.
-         */
-        public void onDisconnectReply(final CmConnection c)
-        {
-            state = State.DISCONNECTED;
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.DISCONNECTED, RdmaCmId.this, null, 0, new byte[0], null,
-                "disconnected from " + format(remoteAddress) + " (DREP received)"));
-        }
-
-        /**
-         * UD: the SIDR_REP arrived: ESTABLISHED with the peer's UD address, or UNREACHABLE / ADDR_ERROR.
-         *
-         * @param c the connection.
-         */
-        public void onSidrReply(final CmConnection c)
-        {
-            final RdmaCmEvent event = RdmaCmUd.replyEvent(RdmaCmId.this, c, udAh, format(remoteAddress));
-            state = RdmaCmEventType.ESTABLISHED == event.type() ? State.ESTABLISHED :
-                RdmaCmEventType.UNREACHABLE == event.type() ? State.UNREACHABLE : State.ERROR;
-            owner.publish(event);
-        }
-
-        /**
-         * TimeWait over: TIMEWAIT_EXIT.
-         *
-         * @param c the connection.
-         */
-        public void onTimewaitExit(final CmConnection c)
-        {
-            timewaitExited = true;
-            owner.publish(new RdmaCmEvent(RdmaCmEventType.TIMEWAIT_EXIT, RdmaCmId.this, null, 0, new byte[0], null,
-                "connection to " + format(remoteAddress) + " left TimeWait"));
         }
     }
 }

@@ -1,6 +1,5 @@
 package org.roce4j.transport.link.fault;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -61,7 +60,6 @@ public final class FaultInjector
     private static final int CORRUPTION = 2;
     private static final int REORDERING = 3;
     private static final int DELAY = 4;
-    private static final FaultRule[] NO_RULES = new FaultRule[0];
 
     private final NanoClock clock;
     private final LinkCounters counters;
@@ -78,11 +76,10 @@ public final class FaultInjector
     private long reorderMaxHoldNs = DEFAULT_REORDER_MAX_HOLD_NS;
     private long delayNs;
     private long jitterNs;
-    private FaultRule[] rules = NO_RULES;
-    private boolean rulesNeedClock;
     private boolean active;
 
     private final FrameCorruptor corruptor = new FrameCorruptor();
+    private final FaultRules rules = new FaultRules();
 
     private boolean verdictDrop;
     private boolean verdictCorrupted;
@@ -230,9 +227,8 @@ public final class FaultInjector
     public FaultInjector addRule(final FaultRule rule)
     {
         rule.install(clock.nanoTime(), ruleStreams.split());
-        final FaultRule[] more = Arrays.copyOf(rules, rules.length + 1);
-        more[rules.length] = rule;
-        setRules(more);
+        rules.add(rule);
+        updateActive();
         return this;
     }
 
@@ -242,18 +238,9 @@ public final class FaultInjector
      */
     public boolean removeRule(final FaultRule rule)
     {
-        for (int i = 0; i < rules.length; i++)
-        {
-            if (rules[i] == rule)
-            {
-                final FaultRule[] fewer = new FaultRule[rules.length - 1];
-                System.arraycopy(rules, 0, fewer, 0, i);
-                System.arraycopy(rules, i + 1, fewer, i, rules.length - i - 1);
-                setRules(fewer);
-                return true;
-            }
-        }
-        return false;
+        final boolean removed = rules.remove(rule);
+        updateActive();
+        return removed;
     }
 
     /**
@@ -263,7 +250,8 @@ public final class FaultInjector
      */
     public FaultInjector clearRules()
     {
-        setRules(NO_RULES);
+        rules.clear();
+        updateActive();
         return this;
     }
 
@@ -272,7 +260,7 @@ public final class FaultInjector
      */
     public List<FaultRule> rules()
     {
-        return new ArrayList<>(Arrays.asList(rules));
+        return rules.list();
     }
 
     /**
@@ -283,7 +271,8 @@ public final class FaultInjector
     public FaultInjector reset()
     {
         Arrays.fill(rate, 0.0);
-        setRules(NO_RULES);
+        rules.clear();
+        updateActive();
         return this;
     }
 
@@ -343,7 +332,7 @@ public final class FaultInjector
         return "seed=" + seed + " loss=" + rate[LOSS] + " duplication=" + rate[DUPLICATION] +
             " corruption=" + rate[CORRUPTION] + "/" + corruptMaxBits + "bits" +
             " reordering=" + rate[REORDERING] + "/" + reorderMaxLaterFrames + "frames" +
-            " delay=" + rate[DELAY] + "/" + delayNs + "+" + jitterNs + "ns rules=" + rules.length;
+            " delay=" + rate[DELAY] + "/" + delayNs + "+" + jitterNs + "ns rules=" + rules.size();
     }
 
     private FaultInjector setRate(final int kind, final double value, final String name)
@@ -357,21 +346,9 @@ public final class FaultInjector
         return this;
     }
 
-    private void setRules(final FaultRule[] newRules)
-    {
-        rules = newRules;
-        boolean needClock = false;
-        for (final FaultRule rule : newRules)
-        {
-            needClock |= rule.hasWindow();
-        }
-        rulesNeedClock = needClock;
-        updateActive();
-    }
-
     private void updateActive()
     {
-        boolean any = rules.length > 0;
+        boolean any = rules.size() > 0;
         for (int kind = 0; kind < KIND_COUNT; kind++)
         {
             any |= rate[kind] > 0.0;
@@ -424,46 +401,38 @@ public final class FaultInjector
         boolean ecn = false;
         SplittableRandom firedRandom = ruleRandom;
 
-        final FaultRule[] currentRules = rules;
-        if (currentRules.length > 0)
+        final FaultRule rule = rules.fire(frame, destination, clock);
+        if (null != rule)
         {
-            final long nowNs = rulesNeedClock ? clock.nanoTime() : 0;
-            for (final FaultRule rule : currentRules)
+            firedRandom = rule.random();
+            switch (rule.action())
             {
-                if (rule.fire(frame, destination, nowNs))
-                {
-                    firedRandom = rule.random();
-                    switch (rule.action())
-                    {
-                        case DROP:
-                            drop = true;
-                            break;
-                        case DUPLICATE:
-                            extraCopies += rule.amount();
-                            break;
-                        case CORRUPT:
-                            corruptBits = rule.amount();
-                            break;
-                        case CORRUPT_ICRC:
-                            corruptIcrc = true;
-                            break;
-                        case CORRUPT_PAYLOAD:
-                            corruptPayload = true;
-                            break;
-                        case ECN:
-                            ecn = true;
-                            break;
-                        case DELAY:
-                            delay += rule.delayNs();
-                            break;
-                        case REORDER:
-                            reorder = rule.amount();
-                            break;
-                        default:
-                            throw new IllegalStateException("unhandled action " + rule.action());
-                    }
+                case DROP:
+                    drop = true;
                     break;
-                }
+                case DUPLICATE:
+                    extraCopies += rule.amount();
+                    break;
+                case CORRUPT:
+                    corruptBits = rule.amount();
+                    break;
+                case CORRUPT_ICRC:
+                    corruptIcrc = true;
+                    break;
+                case CORRUPT_PAYLOAD:
+                    corruptPayload = true;
+                    break;
+                case ECN:
+                    ecn = true;
+                    break;
+                case DELAY:
+                    delay += rule.delayNs();
+                    break;
+                case REORDER:
+                    reorder = rule.amount();
+                    break;
+                default:
+                    throw new IllegalStateException("unhandled action " + rule.action());
             }
         }
 

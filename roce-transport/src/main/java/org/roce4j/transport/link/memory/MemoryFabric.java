@@ -252,8 +252,8 @@ public final class MemoryFabric implements AutoCloseable
         {
             return ringCapacityBytes;
         }
-        final long record = BitUtil.align(
-            FrameRing.HEADER_LENGTH + MemoryLink.DUE_TIME_LENGTH + MemoryLink.maxFrameLength(mtu), FrameRing.ALIGNMENT);
+        final long record = BitUtil.align(FrameRing.HEADER_LENGTH + InboundRing.DUE_TIME_LENGTH +
+            MemoryLink.maxFrameLength(mtu), FrameRing.ALIGNMENT);
         final long window = (long)DEFAULT_RING_FRAMES * record;
         return (int)Math.max(DEFAULT_RING_CAPACITY_BYTES, BitUtil.findNextPositivePowerOfTwo(window));
     }
@@ -294,7 +294,7 @@ public final class MemoryFabric implements AutoCloseable
             throw new IllegalArgumentException("ring capacity must be a power of two of at least " +
                 ManyToOneRingBuffer.MIN_CAPACITY + " bytes: " + capacity);
         }
-        final int record = maxFrameLength + MemoryLink.DUE_TIME_LENGTH + FrameRing.HEADER_LENGTH;
+        final int record = maxFrameLength + InboundRing.DUE_TIME_LENGTH + FrameRing.HEADER_LENGTH;
         final long needed = (long)RING_MAX_RECORD_FRACTION * record;
         if (capacity / RING_MAX_RECORD_FRACTION < record)
         {

@@ -42,12 +42,6 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  */
 public final class MemoryLink implements Link
 {
-    /** Ring record type of a frame to deliver at once. */
-    static final int TYPE_FRAME = 1;
-    /** Ring record type of a frame preceded by the 8-byte fabric clock time it becomes due. */
-    static final int TYPE_DELAYED_FRAME = 2;
-    /** Length of the due time in front of a delayed frame; a long keeps the frame 8-byte aligned in the ring. */
-    static final int DUE_TIME_LENGTH = Long.BYTES;
     /** Alignment of the staging area and the ring memory: a cache line. */
     private static final int MEMORY_ALIGNMENT = 64;
 
@@ -57,8 +51,7 @@ public final class MemoryLink implements Link
     private final int maxFrameLength;
     private final String name;
     private final NanoClock clock;
-    private final FrameRing inbound;
-    private final MutableDirectBuffer inboundBuffer;
+    private final InboundRing inbound;
     private final UnsafeBuffer staging;
     private final LinkCounters counters = new LinkCounters();
     private final FabricCounters fabricCounters = new FabricCounters();
@@ -67,7 +60,6 @@ public final class MemoryLink implements Link
     private final DelayLine delayLine;
     private final ReorderBuffer<MemoryLink> reorderBuffer;
     private final ReorderBuffer.Release<MemoryLink> release = this::forward;
-    private final RingReader reader = new RingReader();
     private final FrameTaps taps = new FrameTaps();
     private final FrameHandler tapping = this::onTapped;
     private FrameHandler tappedHandler;
@@ -91,11 +83,11 @@ public final class MemoryLink implements Link
         final Gid first = address.ips().get(0);
         this.name = "memory:" + (first.isIpv4Mapped() ? Ipv4Header.addressToString(first.ipv4()) : first.toString());
         this.clock = fabric.clock();
-        this.inbound = new FrameRing(ringCapacityBytes);
-        this.inboundBuffer = inbound.buffer();
         this.staging = new UnsafeBuffer(BufferUtil.allocateDirectAligned(maxFrameLength, MEMORY_ALIGNMENT));
         this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ (address.ipv4() & 0xFFFF_FFFFL));
         this.delayLine = new DelayLine(delaySlots, maxFrameLength);
+        this.inbound = new InboundRing(this, new FrameRing(ringCapacityBytes), delayLine, clock, counters,
+            fabricCounters);
         this.reorderBuffer = new ReorderBuffer<>(reorderSlots, maxFrameLength);
     }
 
@@ -274,7 +266,7 @@ public final class MemoryLink implements Link
         }
         if (delivered < maxFrames)
         {
-            delivered += reader.read(target, maxFrames - delivered, needsClock, nowNs);
+            delivered += inbound.read(target, maxFrames - delivered, needsClock, nowNs);
         }
         return delivered;
     }
@@ -489,7 +481,7 @@ public final class MemoryLink implements Link
         final boolean delayed,
         final long dueNs)
     {
-        if (destination.enqueue(buffer, offset, length, delayed, dueNs))
+        if (destination.inbound.enqueue(buffer, offset, length, delayed, dueNs))
         {
             sentSinceFlush++;
             if (!taps.isEmpty())
@@ -505,39 +497,6 @@ public final class MemoryLink implements Link
     }
 
     /**
-     * Called by the sending port's thread: write a frame into this port's inbound ring.
-     *
-     * @return false when the ring is full.
-     */
-    private boolean enqueue(
-        final DirectBuffer buffer, final int offset, final int length, final boolean delayed, final long dueNs)
-    {
-        if (delayed)
-        {
-            final int index = inbound.tryClaim(TYPE_DELAYED_FRAME, DUE_TIME_LENGTH + length);
-            if (index < 0)
-            {
-                return false;
-            }
-            // Native byte order: the due time is the fabric's own bookkeeping, never on a wire.
-            inboundBuffer.putLong(index, dueNs);
-            inboundBuffer.putBytes(index + DUE_TIME_LENGTH, buffer, offset, length);
-            inbound.commit(index);
-        }
-        else
-        {
-            final int index = inbound.tryClaim(TYPE_FRAME, length);
-            if (index < 0)
-            {
-                return false;
-            }
-            inboundBuffer.putBytes(index, buffer, offset, length);
-            inbound.commit(index);
-        }
-        return true;
-    }
-
-    /**
      * Count a frame handed to the handler.
      *
      * @param length of the frame.
@@ -546,77 +505,5 @@ public final class MemoryLink implements Link
     {
         counters.increment(LinkCounter.FRAMES_RECEIVED);
         counters.add(LinkCounter.BYTES_RECEIVED, length);
-    }
-
-    /**
-     * Reads the inbound ring for {@link #poll}: delivers immediate frames and due delayed frames in place, moves
-     * delayed frames that are not due yet into the hold area.
-     */
-    private final class RingReader implements FrameRing.RecordHandler
-    {
-        private FrameHandler handler;
-        private int maxFrames;
-        private int delivered;
-        private int budget;
-        private boolean nowKnown;
-        private long nowNs;
-
-        int read(final FrameHandler handler, final int maxFrames, final boolean clockRead, final long clockNs)
-        {
-            this.handler = handler;
-            this.maxFrames = maxFrames;
-            this.delivered = 0;
-            // Bound the records looked at per poll: frames to deliver plus a hold area's worth of delayed ones.
-            this.budget = maxFrames + delayLine.capacity();
-            this.nowKnown = clockRead;
-            this.nowNs = clockNs;
-            try
-            {
-                inbound.read(this, budget);
-            }
-            finally
-            {
-                this.handler = null;
-            }
-            return delivered;
-        }
-
-        /** {@inheritDoc} */
-        public boolean onRecord(final int msgTypeId, final MutableDirectBuffer buffer, final int index,
-            final int length)
-        {
-            budget--;
-            if (TYPE_FRAME == msgTypeId)
-            {
-                deliver(buffer, index, length);
-            }
-            else if (TYPE_DELAYED_FRAME == msgTypeId)
-            {
-                final long dueNs = buffer.getLong(index);
-                if (!nowKnown)
-                {
-                    nowNs = clock.nanoTime();
-                    nowKnown = true;
-                }
-                final int frameLength = length - DUE_TIME_LENGTH;
-                if (dueNs - nowNs <= 0)
-                {
-                    deliver(buffer, index + DUE_TIME_LENGTH, frameLength);
-                }
-                else if (!delayLine.hold(buffer, index + DUE_TIME_LENGTH, frameLength, dueNs))
-                {
-                    fabricCounters.increment(FabricCounter.HOLD_OVERFLOW);
-                    counters.increment(LinkCounter.RECEIVE_ERRORS);
-                }
-            }
-            return delivered < maxFrames && budget > 0;
-        }
-
-        private void deliver(final MutableDirectBuffer buffer, final int index, final int length)
-        {
-            countReceived(length);
-            delivered++;
-            handler.onFrame(buffer, index, length);
-        }
     }
 }
