@@ -1,0 +1,55 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * What the tests of librdmacm's example programs (udaddy, ucmatose, rdma_server / rdma_client) share: waiting until
+ * a program in the guest listens, and finding its lines in order in its log.
+ */
+final class GuestCmTools
+{
+    private GuestCmTools()
+    {
+    }
+
+    /**
+     * Wait until a program in the guest has an rdma_cm id in LISTEN on a port (iproute2's rdma tool).
+     *
+     * @param peer    the guest.
+     * @param port    the port.
+     * @param program the background program's name in the guest (its log goes into the failure message).
+     * @throws IOException when the guest cannot be asked.
+     */
+    static void awaitListening(final RxePeer peer, final int port, final String program) throws IOException
+    {
+        final RxePeer.Result result = peer.run("timeout 30 sh -c 'until rdma res show cm_id 2>/dev/null | " +
+            "grep LISTEN | grep -q \":" + port + " \"; do usleep 20000; done'", Duration.ofSeconds(60));
+        assertEquals(0, result.exitCode(), program + " did not listen on " + port + ":\n" + result.output() + "\n" +
+            peer.log(program));
+    }
+
+    /**
+     * The lines appear in this order in the log (which may hold other lines between them).
+     *
+     * @param expected the lines.
+     * @param log      the program's output.
+     * @param context  for the failure message.
+     */
+    static void assertInOrder(final List<String> expected, final String log, final String context)
+    {
+        int next = 0;
+        for (final String line : log.lines().map(String::strip).toList())
+        {
+            if (next < expected.size() && expected.get(next).equals(line))
+            {
+                next++;
+            }
+        }
+        assertEquals(expected.size(), next, "the line '" + (next < expected.size() ? expected.get(next) : "") +
+            "' missing or out of order\n" + context);
+    }
+}
