@@ -43,30 +43,8 @@ public final class UcmatoseCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "-s", paramLabel = "server_address", description = "the server's address: run the client")
-    private String serverAddress;
-
-    @Option(names = "-b", paramLabel = "bind_address", description = "address to bind (the server's listening " +
-        "address; must be the link's)")
-    private String bindAddress;
-
-    @Option(names = "-f", paramLabel = "address_format", description = "name, ip, ipv6 (gid is not supported)")
-    private String addressFormat;
-
     @Option(names = "-P", paramLabel = "port_space", description = "tcp (ib is not supported)")
     private String portSpaceName;
-
-    @Option(names = "-c", paramLabel = "connections", description = "connections (default 1)")
-    private int connections = UcmatoseSettings.DEFAULT_CONNECTIONS;
-
-    @Option(names = "-C", paramLabel = "message_count", description = "messages each way (default 10)")
-    private int messageCount = UcmatoseSettings.DEFAULT_MESSAGE_COUNT;
-
-    @Option(names = "-S", paramLabel = "message_size", description = "message size (default 100)")
-    private int messageSize = UcmatoseSettings.DEFAULT_MESSAGE_SIZE;
-
-    @Option(names = "-t", paramLabel = "type_of_service", description = "type of service (0..255, e.g. 0x20)")
-    private String tos;
 
     @Option(names = "-p", paramLabel = "port_number", description = "port (default 7471)")
     private String port;
@@ -79,11 +57,10 @@ public final class UcmatoseCommand implements Callable<Integer>
     private String ackTimeout;
 
     @Mixin
-    private LinkOption link;
+    private CmatestOptions test;
 
-    @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
-        "wait as long as cmatose would)")
-    private long timeoutMs;
+    @Mixin
+    private LinkOption link;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     private boolean help;
@@ -110,8 +87,8 @@ public final class UcmatoseCommand implements Callable<Integer>
         catch (final UnknownHostException ex)
         {
             // rdma-core 44's run_client / run_server print this on stdout; main returns rdma_getaddrinfo's code.
-            out.println(null == serverAddress ? "cmatose: starting server" : "cmatose: starting client");
-            out.println("cmatose: " + (null == serverAddress ? "getrdmaaddr" : "getaddrinfo") + " error: " +
+            out.println(test.server() ? "cmatose: starting server" : "cmatose: starting client");
+            out.println("cmatose: " + (test.server() ? "getrdmaaddr" : "getaddrinfo") + " error: " +
                 HostNames.gaiText(ex));
             out.println("test complete");
             out.println("return status -2");
@@ -163,42 +140,15 @@ public final class UcmatoseCommand implements Callable<Integer>
                 err.println("Warning: unknown port space format");
             }
         }
-        if (null != addressFormat)
-        {
-            final String format = addressFormat.toLowerCase(Locale.ROOT);
-            if (format.startsWith("gid"))
-            {
-                throw new IllegalArgumentException("-f gid (AF_IB addresses) is not supported");
-            }
-            if (!format.startsWith("ip") && !format.startsWith("name"))
-            {
-                err.println("Warning: unknown address format");
-            }
-        }
-        if (connections < 1)
-        {
-            throw new IllegalArgumentException("-c " + connections + ": at least one connection");
-        }
-        if (messageCount < 0 || messageSize < 0)
-        {
-            throw new IllegalArgumentException("-C and -S must be >= 0");
-        }
-        if (timeoutMs < 0)
-        {
-            throw new IllegalArgumentException("--timeout must be >= 0 ms");
-        }
         final int portNumber = null == port ? UcmatoseSettings.DEFAULT_PORT : CmToolRunner.strtol("-p", port);
         if (portNumber < 1 || portNumber > 65535)
         {
             throw new IllegalArgumentException("-p " + port + ": a port is 1..65535");
         }
-        // strtoul(optarg, NULL, 0) cast to uint8_t.
-        final int typeOfService = null == tos ? -1 : CmToolRunner.strtol("-t", tos) & 0xFF;
         final int ack = null == ackTimeout ? -1 : CmToolRunner.strtol("-a", ackTimeout) & 0xFF;
-        final InetAddress destination = null == serverAddress ? null : HostNames.resolve(serverAddress);
-        final InetAddress bind = null == bindAddress ? null : HostNames.resolve(bindAddress);
-        return new UcmatoseSettings(null == destination, destination, bind, portNumber, connections, messageCount,
-            messageSize, typeOfService, ack, timeoutMs);
+        test.check(err);
+        return new UcmatoseSettings(test.server(), test.destination(), test.bind(), portNumber, test.connections(),
+            test.messageCount(), test.messageSize(), test.tos(), ack, test.timeoutMs());
     }
 
     private static void usage(final PrintWriter out)

@@ -44,41 +44,18 @@ public final class UdaddyCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "-s", paramLabel = "server_address", description = "the server's address: run the client")
-    private String serverAddress;
-
-    @Option(names = "-b", paramLabel = "bind_address", description = "address to bind (must be the link's)")
-    private String bindAddress;
-
-    @Option(names = "-f", paramLabel = "address_format", description = "name, ip, ipv6 (gid is not supported)")
-    private String addressFormat;
-
     @Option(names = "-P", paramLabel = "port_space", description = "udp (ipoib is not supported)")
     private String portSpaceName;
-
-    @Option(names = "-c", paramLabel = "connections", description = "connections (default 1)")
-    private int connections = UdaddySettings.DEFAULT_CONNECTIONS;
-
-    @Option(names = "-C", paramLabel = "message_count", description = "messages each way (default 10)")
-    private int messageCount = UdaddySettings.DEFAULT_MESSAGE_COUNT;
-
-    @Option(names = "-S", paramLabel = "message_size", description = "message size (default 100, at most the " +
-        "active MTU)")
-    private int messageSize = UdaddySettings.DEFAULT_MESSAGE_SIZE;
-
-    @Option(names = "-t", paramLabel = "type_of_service", description = "type of service (0..255, e.g. 0x20)")
-    private String tos;
 
     @Option(names = "-p", paramLabel = "port_space", description = "port space: 0x111 for UDP (default), 0x2 " +
         "for IPoIB (not supported)")
     private String portSpaceNumber;
 
     @Mixin
-    private LinkOption link;
+    private CmatestOptions test;
 
-    @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
-        "wait as long as udaddy would)")
-    private long timeoutMs;
+    @Mixin
+    private LinkOption link;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     private boolean help;
@@ -139,35 +116,9 @@ public final class UdaddyCommand implements Callable<Integer>
                 err.println("Warning: unknown port space format");
             }
         }
-        if (null != addressFormat)
-        {
-            final String format = addressFormat.toLowerCase(Locale.ROOT);
-            if (format.startsWith("gid"))
-            {
-                throw new IllegalArgumentException("-f gid (AF_IB addresses) is not supported");
-            }
-            if (!format.startsWith("ip") && !format.startsWith("name"))
-            {
-                err.println("Warning: unknown address format");
-            }
-        }
-        if (connections < 1)
-        {
-            throw new IllegalArgumentException("-c " + connections + ": at least one connection");
-        }
-        if (messageCount < 0 || messageSize < 0)
-        {
-            throw new IllegalArgumentException("-C and -S must be >= 0");
-        }
-        final int typeOfService = null == tos ? -1 : CmToolRunner.strtol("-t", tos) & 0xFF;
-        if (timeoutMs < 0)
-        {
-            throw new IllegalArgumentException("--timeout must be >= 0 ms");
-        }
-        final InetAddress destination = null == serverAddress ? null : HostNames.resolve(serverAddress);
-        final InetAddress bind = null == bindAddress ? null : HostNames.resolve(bindAddress);
-        return new UdaddySettings(null == destination, destination, bind, UdaddySettings.DEFAULT_PORT, connections,
-            messageCount, messageSize, typeOfService, portSpace, timeoutMs);
+        test.check(err);
+        return new UdaddySettings(test.server(), test.destination(), test.bind(), UdaddySettings.DEFAULT_PORT,
+            test.connections(), test.messageCount(), test.messageSize(), test.tos(), portSpace, test.timeoutMs());
     }
 
     private int runOnLink(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)

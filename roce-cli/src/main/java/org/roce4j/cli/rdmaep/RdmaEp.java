@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
+import org.roce4j.cli.cmtool.CmTool;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -45,12 +46,6 @@ public final class RdmaEp
 {
     /** The examples' message size: send_msg[16], recv_msg[16]. */
     public static final int MESSAGE_BYTES = 16;
-    /** rdma_listen(id, 0): the kernel's ucma takes its max_backlog, 1024. */
-    private static final int BACKLOG = 1024;
-    /** -1: what librdmacm returns for a failed call (errno set). */
-    private static final int FAILED = -1;
-    /** How long one blocking wait lasts before the loop looks at the deadline again. */
-    private static final long SLICE_NS = TimeUnit.MILLISECONDS.toNanos(100);
     /** strerror(ETIMEDOUT). */
     private static final String ETIMEDOUT_TEXT = "Connection timed out";
     /** strerror(ECONNREFUSED): ucma_complete's errno for a REJECTED event. */
@@ -158,7 +153,7 @@ public final class RdmaEp
         listenId = cm.createId();
         try
         {
-            listenId.listen(new InetSocketAddress(settings.address(), settings.port()), BACKLOG);
+            listenId.listen(new InetSocketAddress(settings.address(), settings.port()), CmTool.BACKLOG);
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
@@ -203,7 +198,7 @@ public final class RdmaEp
         {
             ret = awaitCompletion(sendCq, "rdma_get_send_comp");
         }
-        disconnect();
+        CmTool.disconnect(id);
         return ret;
     }
 
@@ -244,7 +239,7 @@ public final class RdmaEp
         {
             ret = awaitCompletion(recvCq, "rdma_get_recv_comp");
         }
-        disconnect();
+        CmTool.disconnect(id);
         return ret;
     }
 
@@ -309,10 +304,10 @@ public final class RdmaEp
     /** while ((ret = rdma_get_*_comp(id, &wc)) == 0); a completion of any status ends the wait. */
     private int awaitCompletion(final CompletionQueue cq, final String call)
     {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
-        while (0 == cq.pollBlocking(wc, SLICE_NS))
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
+        while (0 == cq.pollBlocking(wc, CmTool.SLICE_NS))
         {
-            if (0 != settings.timeoutMs() && System.nanoTime() - deadline >= 0)
+            if (CmTool.expired(settings.timeoutMs(), deadline))
             {
                 return perror(call, ETIMEDOUT_TEXT + " (no completion within " + settings.timeoutMs() + " ms)");
             }
@@ -325,25 +320,12 @@ public final class RdmaEp
         return 0;
     }
 
-    /** rdma_disconnect, whose return value the examples ignore. */
-    private void disconnect()
-    {
-        try
-        {
-            id.disconnect();
-        }
-        catch (final IllegalStateException ex)
-        {
-            // Not connected (any more): nothing to tear down.
-        }
-    }
-
     /** perror(call) and librdmacm's -1. */
     private int perror(final String call, final String text)
     {
         err.println(call + ": " + text);
         err.flush();
-        return FAILED;
+        return CmTool.FAILED;
     }
 
     private long waitNs()

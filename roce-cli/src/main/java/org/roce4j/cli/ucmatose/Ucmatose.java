@@ -5,8 +5,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 
+import org.roce4j.cli.cmtool.CmTool;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -41,16 +41,6 @@ import org.roce4j.verbs.SendWorkRequest;
  */
 public final class Ucmatose
 {
-    /** rdma_listen(id, 0): the kernel's ucma takes its max_backlog, 1024. */
-    private static final int BACKLOG = 1024;
-    /** -ETIMEDOUT, the status when a wait of roce4j's timeout expires. */
-    private static final int ETIMEDOUT = -110;
-    /** -ENOMEM: connect_handler's status when more requests come than -c. */
-    private static final int ENOMEM = -12;
-    /** -1: what librdmacm returns for a failed call (errno set). */
-    private static final int FAILED = -1;
-    /** How long one blocking wait lasts before the loop looks at the deadline again. */
-    private static final long SLICE_NS = TimeUnit.MILLISECONDS.toNanos(100);
     /** route_handler's conn_param.retry_count. */
     private static final int RETRY_COUNT = 5;
 
@@ -180,12 +170,12 @@ public final class Ucmatose
             try
             {
                 final InetAddress bind = null == settings.bind() ? InetAddress.getByName("::") : settings.bind();
-                listenId.listen(new InetSocketAddress(bind, settings.port()), BACKLOG);
+                listenId.listen(new InetSocketAddress(bind, settings.port()), CmTool.BACKLOG);
             }
             catch (final IllegalArgumentException | IllegalStateException | UnknownHostException ex)
             {
                 err.println("cmatose: bind address failed: " + ex.getMessage());
-                return FAILED;
+                return CmTool.FAILED;
             }
             onListening.run();
             int ret = connectEvents();
@@ -225,7 +215,7 @@ public final class Ucmatose
                     continue;
                 }
                 node.connected = false;
-                disconnect(node.cmaId);
+                CmTool.disconnect(node.cmaId);
             }
             ret = disconnectEvents();
             out.println("disconnected");
@@ -309,7 +299,7 @@ public final class Ucmatose
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
             err.println("cmatose: unable to create QP: " + ex.getMessage());
-            return FAILED;
+            return CmTool.FAILED;
         }
         // create_message: no size means no messages.
         if (0 == settings.messageSize())
@@ -366,7 +356,7 @@ public final class Ucmatose
             catch (final IllegalArgumentException | IllegalStateException ex)
             {
                 err.println("cmatose: failure connecting: " + ex.getMessage());
-                ret = FAILED;
+                ret = CmTool.FAILED;
             }
         }
         if (0 != ret)
@@ -382,7 +372,7 @@ public final class Ucmatose
         {
             out.println("cmatose: failing connection request");
             cmaId.reject(null);
-            return ENOMEM;
+            return CmTool.ENOMEM;
         }
         final Node node = nodes[connIndex++];
         node.cmaId = cmaId;
@@ -399,7 +389,7 @@ public final class Ucmatose
             catch (final IllegalArgumentException | IllegalStateException ex)
             {
                 err.println("cmatose: failure accepting: " + ex.getMessage());
-                ret = FAILED;
+                ret = CmTool.FAILED;
             }
         }
         node.cmaId = null;
@@ -432,24 +422,11 @@ public final class Ucmatose
                 connectsLeft--;
                 return event.status();
             case DISCONNECTED:
-                disconnect(event.id());
+                CmTool.disconnect(event.id());
                 disconnectsLeft--;
                 return 0;
             default:
                 return 0;
-        }
-    }
-
-    /** rdma_disconnect, whose failure cmatose ignores. */
-    private static void disconnect(final RdmaCmId id)
-    {
-        try
-        {
-            id.disconnect();
-        }
-        catch (final IllegalStateException ex)
-        {
-            // As cmatose: the return value of rdma_disconnect is not looked at.
         }
     }
 
@@ -479,18 +456,18 @@ public final class Ucmatose
     private int events(final boolean connecting)
     {
         int ret = 0;
-        final long deadline = deadlineNs();
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
         while ((connecting ? connectsLeft : disconnectsLeft) > 0 && 0 == ret)
         {
-            final RdmaCmEvent event = cm.getEvent(SLICE_NS);
+            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
             if (null == event)
             {
-                if (expired(deadline))
+                if (CmTool.expired(settings.timeoutMs(), deadline))
                 {
                     out.println("roce ucmatose: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
                         (connecting ? connectsLeft + " connection(s)" : disconnectsLeft + " disconnect(s)") +
                         " left)");
-                    return ETIMEDOUT;
+                    return CmTool.ETIMEDOUT;
                 }
                 continue;
             }
@@ -503,7 +480,7 @@ public final class Ucmatose
     /** poll_cqs: {@code -C} completions from the send (or receive) CQ of every connected node. */
     private int pollCqs(final boolean send)
     {
-        final long deadline = deadlineNs();
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
         for (final Node node : nodes)
         {
             if (!node.connected)
@@ -514,12 +491,12 @@ public final class Ucmatose
             int done = 0;
             while (done < messageCount)
             {
-                final int ret = cq.pollBlocking(wc, SLICE_NS);
-                if (0 == ret && expired(deadline))
+                final int ret = cq.pollBlocking(wc, CmTool.SLICE_NS);
+                if (0 == ret && CmTool.expired(settings.timeoutMs(), deadline))
                 {
                     out.println("roce ucmatose: " + done + " of " + messageCount + " " + (send ? "send" : "receive") +
                         " completions within " + settings.timeoutMs() + " ms");
-                    return ETIMEDOUT;
+                    return CmTool.ETIMEDOUT;
                 }
                 for (int i = 0; i < ret; i++)
                 {
@@ -533,17 +510,6 @@ public final class Ucmatose
             }
         }
         return 0;
-    }
-
-    private long deadlineNs()
-    {
-        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
-    }
-
-    /** True once a wait with roce4j's timeout has passed its deadline; never without a timeout (cmatose's way). */
-    private boolean expired(final long deadlineNs)
-    {
-        return 0 != settings.timeoutMs() && System.nanoTime() - deadlineNs >= 0;
     }
 
     private void destroyNodes()

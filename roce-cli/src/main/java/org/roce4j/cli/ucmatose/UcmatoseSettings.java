@@ -30,12 +30,6 @@ public record UcmatoseSettings(
 {
     /** cmatose's default port ("7471"). */
     public static final int DEFAULT_PORT = 7471;
-    /** cmatose's default -c. */
-    public static final int DEFAULT_CONNECTIONS = 1;
-    /** cmatose's default -C. */
-    public static final int DEFAULT_MESSAGE_COUNT = 10;
-    /** cmatose's default -S. */
-    public static final int DEFAULT_MESSAGE_SIZE = 100;
 
     /**
      * @param asServer the role.
