@@ -3,12 +3,15 @@ package org.roce4j.interop;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * What the tests of librdmacm's example programs (udaddy, ucmatose, rdma_server / rdma_client) share: waiting until
- * a program in the guest listens, and finding its lines in order in its log.
+ * a program in the guest listens, waiting for roce4j's side run in the background, and finding a program's lines in
+ * order in its log.
  */
 final class GuestCmTools
 {
@@ -51,5 +54,27 @@ final class GuestCmTools
         }
         assertEquals(expected.size(), next, "the line '" + (next < expected.size() ? expected.get(next) : "") +
             "' missing or out of order\n" + context);
+    }
+
+    /**
+     * Wait for roce4j's side, run in the background, for the rest of the case's time.
+     *
+     * @param peer   the guest (its case budget).
+     * @param roce   the run.
+     * @param what   its name, e.g. "roce udaddy".
+     * @param rxeLog what the guest's program said, for the failure message.
+     * @return how the run ended.
+     */
+    static RoceRun join(final RxePeer peer, final CompletableFuture<RoceRun> roce, final String what,
+        final String rxeLog)
+    {
+        try
+        {
+            return roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final Exception ex)
+        {
+            throw new AssertionError(what + " did not finish; the guest's program said:\n" + rxeLog, ex);
+        }
     }
 }

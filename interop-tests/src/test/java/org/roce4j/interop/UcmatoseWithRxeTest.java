@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -93,7 +92,7 @@ class UcmatoseWithRxeTest
             "done; exit 1");
         final int rxeExit = peer.waitFor("ucc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("ucc");
-        final RoceRun result = join(roce, rxeLog);
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce4j's server", rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "ucmatose -s failed\n" + context);
@@ -157,7 +156,7 @@ class UcmatoseWithRxeTest
             "i=$((i+1)); usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("rdc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("rdc");
-        final RoceRun result = join(roce, rxeLog);
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce4j's server", rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "rdma_client failed\n" + context);
@@ -174,18 +173,6 @@ class UcmatoseWithRxeTest
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
-
-    private RoceRun join(final CompletableFuture<RoceRun> roce, final String rxeLog)
-    {
-        try
-        {
-            return roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final Exception ex)
-        {
-            throw new AssertionError("roce4j's server did not finish; the guest said:\n" + rxeLog, ex);
-        }
-    }
 
     private String guest()
     {

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -86,7 +85,7 @@ class UdaddyWithRxeTest
             "usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("udc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("udc");
-        final RoceRun result = join(roce, rxeLog);
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce udaddy", rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "udaddy -s failed\n" + context);
@@ -120,18 +119,6 @@ class UdaddyWithRxeTest
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
-
-    private RoceRun join(final CompletableFuture<RoceRun> roce, final String rxeLog)
-    {
-        try
-        {
-            return roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final Exception ex)
-        {
-            throw new AssertionError("roce udaddy did not finish; udaddy said:\n" + rxeLog, ex);
-        }
-    }
 
     private String guest()
     {
