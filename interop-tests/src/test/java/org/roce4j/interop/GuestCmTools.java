@@ -1,17 +1,19 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * What the tests of librdmacm's example programs (udaddy, ucmatose, rdma_server / rdma_client) share: waiting until
- * a program in the guest listens, waiting for roce4j's side run in the background, and finding a program's lines in
- * order in its log.
+ * a program in the guest listens, starting roce4j's server in the background and waiting for it, and finding a
+ * program's lines in order in its log.
  */
 final class GuestCmTools
 {
@@ -76,5 +78,48 @@ final class GuestCmTools
         {
             throw new AssertionError(what + " did not finish; the guest's program said:\n" + rxeLog, ex);
         }
+    }
+
+    /**
+     * Start roce4j's server in the background and return once it has printed its first line (the examples print it
+     * just before they listen, so a client started in the guest after this finds the listener; its retries on a
+     * rejection stay as a safety net). Without this a guest client with ten connections could have some rejected
+     * and some accepted, when roce4j began to listen in the middle of its burst of REQs.
+     *
+     * @param peer      the guest (its case budget).
+     * @param readyLine the server's first line, e.g. "cmatose: starting server".
+     * @param args      the command line after {@code roce}.
+     * @return the run.
+     */
+    static CompletableFuture<RoceRun> startServer(final RxePeer peer, final String readyLine, final String... args)
+    {
+        final CountDownLatch ready = new CountDownLatch(1);
+        final StringWriter out = new StringWriter()
+        {
+            @Override
+            public void flush()
+            {
+                super.flush();
+                if (getBuffer().indexOf(readyLine) >= 0)
+                {
+                    ready.countDown();
+                }
+            }
+        };
+        final CompletableFuture<RoceRun> run = CompletableFuture.supplyAsync(() -> RoceRun.run(out, List.of(args)));
+        run.whenComplete((result, ex) -> ready.countDown());
+        try
+        {
+            if (!ready.await(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS))
+            {
+                throw new AssertionError("roce " + args[0] + " did not print '" + readyLine + "'; it said:\n" + out);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted waiting for roce " + args[0], ex);
+        }
+        return run;
     }
 }

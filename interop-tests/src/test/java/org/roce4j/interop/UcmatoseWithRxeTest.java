@@ -80,12 +80,11 @@ class UcmatoseWithRxeTest
         final long start = System.nanoTime();
         final String name = name(test) + "-" + connections;
         final int port = 7571 + connections;
-        final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run("ucmatose",
-            "-b", link(), "-p", Integer.toString(port), "-c", Integer.toString(connections),
-            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
         peer.kill("ucc");
-        // roce ucmatose may not listen yet: ucmatose then gets REJ 8 (or no ARP answer yet); try again, as a user
-        // would.
+        final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, "cmatose: starting server", "ucmatose",
+            "-b", link(), "-p", Integer.toString(port), "-c", Integer.toString(connections),
+            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
+        // Should ucmatose still be rejected (REJ 8) or not hear an ARP answer yet, it tries again, as a user would.
         peer.start("ucc", "i=0; while [ $i -lt 100 ]; do ucmatose -s " + link() + " -p " + port + " -c " +
             connections + " >/tmp/ucc.out 2>&1; rc=$?; cat /tmp/ucc.out; grep -qE " +
             "'REJECTED|UNREACHABLE|ADDR_ERROR|ROUTE_ERROR' /tmp/ucc.out || exit $rc; i=$((i+1)); usleep 100000; " +
@@ -146,11 +145,11 @@ class UcmatoseWithRxeTest
         final long start = System.nanoTime();
         final String name = name(test);
         final int port = 7672;
-        final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run("rdma_server",
-            "-s", link(), "-p", Integer.toString(port), "--link", peer.tunnelSpec(name, 0, 0), "--timeout",
-            SILENCE_TIMEOUT_MS));
         peer.kill("rdc");
-        // roce rdma_server may not listen yet: rdma_connect then fails (REJ 8: "Connection refused"); try again.
+        final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, "rdma_server: start", "rdma_server",
+            "-s", link(), "-p", Integer.toString(port), "--link", peer.tunnelSpec(name, 0, 0), "--timeout",
+            SILENCE_TIMEOUT_MS);
+        // Should rdma_connect still fail (REJ 8: "Connection refused"), rdma_client tries again.
         peer.start("rdc", "i=0; while [ $i -lt 100 ]; do rdma_client -s " + link() + " -p " + port +
             " >/tmp/rdc.out 2>&1; rc=$?; cat /tmp/rdc.out; grep -q 'rdma_connect' /tmp/rdc.out || exit $rc; " +
             "i=$((i+1)); usleep 100000; done; exit 1");
