@@ -22,7 +22,16 @@ record RoceRun(int exitCode, String out, String err)
      */
     static RoceRun run(final List<String> args)
     {
-        final StringWriter out = new StringWriter();
+        return run(new StringWriter(), args);
+    }
+
+    /**
+     * @param out  where its standard output goes as it prints (a subclass may watch it).
+     * @param args the command line after {@code roce}.
+     * @return how it ended.
+     */
+    static RoceRun run(final StringWriter out, final List<String> args)
+    {
         final StringWriter err = new StringWriter();
         final int exit = RoceCommand.commandLine()
             .setOut(new PrintWriter(out, true))

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -64,7 +63,7 @@ class UdaddyWithRxeTest
         assertEquals(0, roce.exitCode(), "roce udaddy failed\n" + context);
         assertEquals(CLIENT_LINES, roce.out().lines().toList(), context);
         assertEquals(0, rxeExit, "udaddy (server) failed\n" + context);
-        assertInOrder(SERVER_LINES, rxeLog, context);
+        GuestCmTools.assertInOrder(SERVER_LINES, rxeLog, context);
         final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
         assertEquals(1, cm.get(CmAttribute.SERVICE_ID_RES_REQ), "one SIDR_REQ (no retransmission)\n" + cm);
         assertEquals(1, cm.get(CmAttribute.SERVICE_ID_RES_REQ_RESP), cm.toString());
@@ -86,7 +85,7 @@ class UdaddyWithRxeTest
             "usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("udc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("udc");
-        final RoceRun result = join(roce, rxeLog);
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce udaddy", rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "udaddy -s failed\n" + context);
@@ -94,7 +93,7 @@ class UdaddyWithRxeTest
         assertEquals(SERVER_LINES, result.out().lines().toList(), context);
         // The last try's lines (earlier tries may have ended UNREACHABLE while roce4j did not listen yet).
         final int lastTry = Math.max(0, rxeLog.lastIndexOf("udaddy: starting client"));
-        assertInOrder(CLIENT_LINES, rxeLog.substring(lastTry), context);
+        GuestCmTools.assertInOrder(CLIENT_LINES, rxeLog.substring(lastTry), context);
         final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
         assertTrue(cm.get(CmAttribute.SERVICE_ID_RES_REQ_RESP) >= 1, cm.toString());
         report(name, start, cm);
@@ -121,33 +120,6 @@ class UdaddyWithRxeTest
 
     // ---- helpers ------------------------------------------------------------------------------------------------
 
-    /** udaddy's lines appear in this order in the guest's log (which may hold other lines between them). */
-    private static void assertInOrder(final List<String> expected, final String log, final String context)
-    {
-        int next = 0;
-        for (final String line : log.lines().map(String::strip).toList())
-        {
-            if (next < expected.size() && expected.get(next).equals(line))
-            {
-                next++;
-            }
-        }
-        assertEquals(expected.size(), next, "udaddy's line '" + (next < expected.size() ? expected.get(next) : "") +
-            "' missing or out of order\n" + context);
-    }
-
-    private RoceRun join(final CompletableFuture<RoceRun> roce, final String rxeLog)
-    {
-        try
-        {
-            return roce.get(peer.caseTimeLeft().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (final Exception ex)
-        {
-            throw new AssertionError("roce udaddy did not finish; udaddy said:\n" + rxeLog, ex);
-        }
-    }
-
     private String guest()
     {
         return peer.options().guestAddress();
@@ -163,13 +135,10 @@ class UdaddyWithRxeTest
         return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
     }
 
-    /** Wait until udaddy in the guest has its rdma_cm id in LISTEN on 7174 (iproute2's rdma tool). */
+    /** Wait until udaddy in the guest has its rdma_cm id in LISTEN on 7174. */
     private void awaitListening() throws IOException
     {
-        final RxePeer.Result result = peer.run("timeout 30 sh -c 'until rdma res show cm_id 2>/dev/null | " +
-            "grep LISTEN | grep -q \":" + PORT + " \"; do usleep 20000; done'", Duration.ofSeconds(60));
-        assertEquals(0, result.exitCode(), "udaddy did not listen on " + PORT + ":\n" + result.output() + "\n" +
-            peer.log("uds"));
+        GuestCmTools.awaitListening(peer, PORT, "uds");
     }
 
     private static String context(final String name, final RoceRun roce, final String rxeLog)

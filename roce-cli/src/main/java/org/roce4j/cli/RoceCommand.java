@@ -26,9 +26,10 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description = {
         "roce4j: a pure-Java RoCEv2 endpoint. demo runs two endpoints in this JVM and decodes every packet; decode " +
-            "prints the RoCEv2 frames of a capture; pingpong, perf, rping and udaddy stand in for " +
-            "ibv_rc_pingpong, perftest's ib_* tools, rping and udaddy, against C peers or with both sides in this " +
-            "process; incast simulates senders into one receiver through a switch, with or without DCQCN; devinfo " +
+            "prints the RoCEv2 frames of a capture; pingpong, perf, rping, udaddy, ucmatose, rdma_server and " +
+            "rdma_client stand in for ibv_rc_pingpong, perftest's ib_* tools, rping and librdmacm's examples, " +
+            "against C peers or with both sides in this process; incast simulates senders into one receiver " +
+            "through a switch, with or without DCQCN; devinfo " +
             "prints a roce4j device as ibv_devinfo prints an RDMA device, gids its GID table as show_gids does; " +
             "conform judges a RoCEv2 device against the IBA rules with scripted, misbehaving exchanges.",
         "Exit codes follow the tool each command mirrors (table in README.md); usage errors of demo and decode: 2."},
@@ -39,6 +40,9 @@ import picocli.CommandLine.Spec;
         PerfCommand.class,
         RpingCommand.class,
         UdaddyCommand.class,
+        UcmatoseCommand.class,
+        RdmaServerCommand.class,
+        RdmaClientCommand.class,
         DevinfoCommand.class,
         IncastCommand.class,
         GidsCommand.class,

@@ -1,25 +1,13 @@
 package org.roce4j.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.roce4j.cli.udaddy.Udaddy;
 import org.roce4j.cli.udaddy.UdaddySettings;
-import org.roce4j.cm.rdmacm.RdmaCm;
-import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.memory.MemoryFabric;
-import org.roce4j.verbs.DeviceOptions;
-import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,48 +37,25 @@ public final class UdaddyCommand implements Callable<Integer>
     /** udaddy's exit for bad options (usage, exit(1)). */
     static final int EXIT_USAGE = 1;
     /** librdmacm's -1 as an exit status. */
-    static final int EXIT_FAILED = 255;
+    static final int EXIT_FAILED = CmToolRunner.EXIT_FAILED;
     /** getaddrinfo's EAI_NONAME (-2) as an exit status. */
     static final int EXIT_EAI_NONAME = 254;
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "-s", paramLabel = "server_address", description = "the server's address: run the client")
-    private String serverAddress;
-
-    @Option(names = "-b", paramLabel = "bind_address", description = "address to bind (must be the link's)")
-    private String bindAddress;
-
-    @Option(names = "-f", paramLabel = "address_format", description = "name, ip, ipv6 (gid is not supported)")
-    private String addressFormat;
-
     @Option(names = "-P", paramLabel = "port_space", description = "udp (ipoib is not supported)")
     private String portSpaceName;
-
-    @Option(names = "-c", paramLabel = "connections", description = "connections (default 1)")
-    private int connections = UdaddySettings.DEFAULT_CONNECTIONS;
-
-    @Option(names = "-C", paramLabel = "message_count", description = "messages each way (default 10)")
-    private int messageCount = UdaddySettings.DEFAULT_MESSAGE_COUNT;
-
-    @Option(names = "-S", paramLabel = "message_size", description = "message size (default 100, at most the " +
-        "active MTU)")
-    private int messageSize = UdaddySettings.DEFAULT_MESSAGE_SIZE;
-
-    @Option(names = "-t", paramLabel = "type_of_service", description = "type of service (0..255, e.g. 0x20)")
-    private String tos;
 
     @Option(names = "-p", paramLabel = "port_space", description = "port space: 0x111 for UDP (default), 0x2 " +
         "for IPoIB (not supported)")
     private String portSpaceNumber;
 
     @Mixin
-    private LinkOption link;
+    private CmatestOptions test;
 
-    @Option(names = "--timeout", paramLabel = "ms", description = "give up a wait after this long (default 0: " +
-        "wait as long as udaddy would)")
-    private long timeoutMs;
+    @Mixin
+    private LinkOption link;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     private boolean help;
@@ -138,7 +103,7 @@ public final class UdaddyCommand implements Callable<Integer>
         int portSpace = UdaddySettings.DEFAULT_PORT_SPACE;
         if (null != portSpaceNumber)
         {
-            portSpace = parseNumber("-p", portSpaceNumber);
+            portSpace = CmToolRunner.strtol("-p", portSpaceNumber);
         }
         if (null != portSpaceName)
         {
@@ -151,139 +116,38 @@ public final class UdaddyCommand implements Callable<Integer>
                 err.println("Warning: unknown port space format");
             }
         }
-        if (null != addressFormat)
-        {
-            final String format = addressFormat.toLowerCase(Locale.ROOT);
-            if (format.startsWith("gid"))
-            {
-                throw new IllegalArgumentException("-f gid (AF_IB addresses) is not supported");
-            }
-            if (!format.startsWith("ip") && !format.startsWith("name"))
-            {
-                err.println("Warning: unknown address format");
-            }
-        }
-        if (connections < 1)
-        {
-            throw new IllegalArgumentException("-c " + connections + ": at least one connection");
-        }
-        if (messageCount < 0 || messageSize < 0)
-        {
-            throw new IllegalArgumentException("-C and -S must be >= 0");
-        }
-        final int typeOfService = null == tos ? -1 : parseNumber("-t", tos) & 0xFF;
-        if (timeoutMs < 0)
-        {
-            throw new IllegalArgumentException("--timeout must be >= 0 ms");
-        }
-        final InetAddress destination = null == serverAddress ? null : HostNames.resolve(serverAddress);
-        final InetAddress bind = null == bindAddress ? null : HostNames.resolve(bindAddress);
-        return new UdaddySettings(null == destination, destination, bind, UdaddySettings.DEFAULT_PORT, connections,
-            messageCount, messageSize, typeOfService, portSpace, timeoutMs);
-    }
-
-    /** strtol(optarg, NULL, 0): decimal, 0x hex or 0 octal. */
-    private static int parseNumber(final String option, final String text)
-    {
-        try
-        {
-            return Integer.decode(text.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new IllegalArgumentException(option + " " + text + ": not a number", ex);
-        }
+        test.check(err);
+        return new UdaddySettings(test.server(), test.destination(), test.bind(), UdaddySettings.DEFAULT_PORT,
+            test.connections(), test.messageCount(), test.messageSize(), test.tos(), portSpace, test.timeoutMs());
     }
 
     private int runOnLink(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
     {
-        final Link opened;
-        try
-        {
-            opened = link.open(err);
-        }
-        catch (final IllegalArgumentException | IOException | IllegalStateException ex)
-        {
-            err.println("roce udaddy: " + ex.getMessage());
-            return EXIT_FAILED;
-        }
-        try (opened;
-            RdmaDevice device = RdmaDevice.open(opened, DeviceOptions.dedicated().backoff());
-            RdmaCm cm = RdmaCm.open(device))
-        {
-            return new Udaddy(cm, settings, out, err).run();
-        }
-        catch (final IllegalStateException | IllegalArgumentException ex)
-        {
-            err.println("roce udaddy: " + ex.getMessage());
-            return EXIT_FAILED;
-        }
+        return CmToolRunner.onLink("udaddy", link, (cm, o, e, listening) -> new Udaddy(cm, settings, o, e).run(), out,
+            err);
     }
 
     /**
-     * Both roles in this JVM over the in-memory fabric: the server on its own thread, its lines printed after the
-     * client's with a {@code [server]} prefix; the client's status decides unless it is 0.
+     * Both roles in this JVM over the in-memory fabric ({@link CmToolRunner#inProcess}).
      */
     private int runInProcess(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
     {
-        final MemoryFabric fabric = new MemoryFabric();
-        final StringWriter serverText = new StringWriter();
-        final PrintWriter serverOut = new PrintWriter(serverText, true);
-        try (fabric;
-            RdmaDevice serverDevice = RdmaDevice.open(link.decorate(fabric.attach(InProcessPorts.SERVER, 1500),
-                false, err), DeviceOptions.dedicated().backoff());
-            RdmaCm serverCm = RdmaCm.open(serverDevice);
-            RdmaDevice clientDevice = RdmaDevice.open(link.decorate(fabric.attach(InProcessPorts.CLIENT, 1500),
-                true, err), DeviceOptions.dedicated().backoff());
-            RdmaCm clientCm = RdmaCm.open(clientDevice))
+        final InetAddress serverIp;
+        try
         {
-            final InetAddress serverIp = null != settings.destination() ? settings.destination() :
+            serverIp = null != settings.destination() ? settings.destination() :
                 InetAddress.getByName(InProcessPorts.SERVER_IP);
-            final CountDownLatch listening = new CountDownLatch(1);
-            final CompletableFuture<Integer> serverRun = CompletableFuture.supplyAsync(
-                () -> new Udaddy(serverCm, settings.role(true, null).bindTo(null), serverOut, serverOut)
-                    .onListening(listening::countDown).run());
-            if (!listening.await(30, TimeUnit.SECONDS))
-            {
-                throw new IOException("the in-process server did not start listening");
-            }
-            final int clientExit = new Udaddy(clientCm, settings.role(false, serverIp).bindTo(null), out, err).run();
-            final int serverExit;
-            try
-            {
-                // A client that failed leaves the server waiting for it (udaddy has no timeout of its own).
-                serverExit = serverRun.get(0 != clientExit ? 5 : 60, TimeUnit.SECONDS);
-            }
-            catch (final TimeoutException ex)
-            {
-                if (0 != clientExit)
-                {
-                    err.println("roce udaddy: the in-process server was still waiting when the client ended");
-                    return clientExit;
-                }
-                throw ex;
-            }
-            for (final String line : serverText.toString().split("\n"))
-            {
-                if (!line.isEmpty())
-                {
-                    out.println("[server] " + line);
-                }
-            }
-            out.flush();
-            return 0 != clientExit ? clientExit : serverExit;
         }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            err.println("roce udaddy: interrupted");
-            return EXIT_FAILED;
-        }
-        catch (final IOException | IllegalStateException | ExecutionException | TimeoutException ex)
+        catch (final UnknownHostException ex)
         {
             err.println("roce udaddy: " + ex.getMessage());
             return EXIT_FAILED;
         }
+        return CmToolRunner.inProcess("udaddy", link,
+            (cm, o, e, listening) -> new Udaddy(cm, settings.role(true, null).bindTo(null), o, e)
+                .onListening(listening).run(),
+            (cm, o, e, listening) -> new Udaddy(cm, settings.role(false, serverIp).bindTo(null), o, e).run(),
+            out, err);
     }
 
     private static void usage(final PrintWriter out)

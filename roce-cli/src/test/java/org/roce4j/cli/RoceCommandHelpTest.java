@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RoceCommandHelpTest
 {
     private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "udaddy",
-        "incast", "devinfo",
+        "ucmatose", "rdma_server", "rdma_client", "incast", "devinfo",
         "gids", "conform");
 
     @Test
@@ -49,7 +49,8 @@ class RoceCommandHelpTest
     {
         final String[] forms = LinkSpecs.FORMS.split(" \\| ");
         assertEquals(4, forms.length);
-        for (final String name : List.of("pingpong", "perf", "rping", "udaddy", "devinfo"))
+        for (final String name : List.of("pingpong", "perf", "rping", "udaddy", "ucmatose", "rdma_server",
+            "rdma_client", "devinfo"))
         {
             final Cli.Result result = Cli.run(name, "--help");
             assertEquals(0, result.exitCode(), name);

@@ -4,8 +4,8 @@ import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 
+import org.roce4j.cli.cmtool.CmTool;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -40,19 +40,6 @@ import org.roce4j.verbs.SendWorkRequest;
  */
 public final class Udaddy
 {
-    /** rdma_listen(id, 0): the kernel's ucma takes its max_backlog, 1024. */
-    private static final int BACKLOG = 1024;
-    /** -ETIMEDOUT, udaddy's status when a wait of roce4j's timeout expires. */
-    private static final int ETIMEDOUT = -110;
-    /** -EINVAL. */
-    private static final int EINVAL = -22;
-    /** -ENOMEM: connect_handler's status when more requests come than -c. */
-    private static final int ENOMEM = -12;
-    /** -1: what librdmacm returns for a failed call (errno set). */
-    private static final int FAILED = -1;
-    /** How long one blocking wait lasts before the loop looks at the deadline again. */
-    private static final long SLICE_NS = TimeUnit.MILLISECONDS.toNanos(100);
-
     /** One connection (struct cmatest_node). */
     private static final class Node
     {
@@ -163,18 +150,18 @@ public final class Udaddy
         catch (final IllegalArgumentException ex)
         {
             err.println("udaddy: listen request failed: " + ex.getMessage());
-            return FAILED;
+            return CmTool.FAILED;
         }
         try
         {
             final InetAddress bind = null == settings.bind() ? InetAddress.getByName("::") : settings.bind();
-            listenId.listen(new InetSocketAddress(bind, settings.port()), BACKLOG);
+            listenId.listen(new InetSocketAddress(bind, settings.port()), CmTool.BACKLOG);
         }
         catch (final IllegalArgumentException | IllegalStateException | java.net.UnknownHostException ex)
         {
             err.println("udaddy: bind address failed: " + ex.getMessage());
             listenId.destroy();
-            return FAILED;
+            return CmTool.FAILED;
         }
         onListening.run();
         try
@@ -270,7 +257,7 @@ public final class Udaddy
         if (0 != messageCount && settings.messageSize() > mtu)
         {
             out.println("udaddy: message_size " + settings.messageSize() + " is larger than active mtu " + mtu);
-            return EINVAL;
+            return CmTool.EINVAL;
         }
         return 0;
     }
@@ -290,7 +277,7 @@ public final class Udaddy
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
             err.println("udaddy: unable to create QP: " + ex.getMessage());
-            return FAILED;
+            return CmTool.FAILED;
         }
         // create_message: no size means no messages.
         if (0 == settings.messageSize())
@@ -363,7 +350,7 @@ public final class Udaddy
             catch (final IllegalArgumentException | IllegalStateException ex)
             {
                 err.println("udaddy: failure connecting: " + ex.getMessage());
-                ret = FAILED;
+                ret = CmTool.FAILED;
             }
         }
         if (0 != ret)
@@ -379,7 +366,7 @@ public final class Udaddy
         {
             out.println("udaddy: failing connection request");
             cmaId.reject(null);
-            return ENOMEM;
+            return CmTool.ENOMEM;
         }
         final Node node = nodes[connIndex++];
         node.cmaId = cmaId;
@@ -396,7 +383,7 @@ public final class Udaddy
             catch (final IllegalArgumentException | IllegalStateException ex)
             {
                 err.println("udaddy: failure accepting: " + ex.getMessage());
-                ret = FAILED;
+                ret = CmTool.FAILED;
             }
         }
         node.cmaId = null;
@@ -418,7 +405,7 @@ public final class Udaddy
         {
             out.println("udaddy: failure creating address handle");
             connectsLeft--;
-            return FAILED;
+            return CmTool.FAILED;
         }
         node.connected = true;
         connectsLeft--;
@@ -461,17 +448,17 @@ public final class Udaddy
     private int connectEvents()
     {
         int ret = 0;
-        final long deadline = deadlineNs();
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
         while (connectsLeft > 0 && 0 == ret)
         {
-            final RdmaCmEvent event = cm.getEvent(SLICE_NS);
+            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
             if (null == event)
             {
-                if (expired(deadline))
+                if (CmTool.expired(settings.timeoutMs(), deadline))
                 {
                     out.println("roce udaddy: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
                         connectsLeft + " connection(s) left)");
-                    return ETIMEDOUT;
+                    return CmTool.ETIMEDOUT;
                 }
                 continue;
             }
@@ -488,7 +475,7 @@ public final class Udaddy
         {
             wc[i] = new WorkCompletion();
         }
-        final long deadline = deadlineNs();
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
         for (final Node node : nodes)
         {
             if (!node.connected)
@@ -498,12 +485,12 @@ public final class Udaddy
             int done = 0;
             while (done < messageCount)
             {
-                final int ret = node.cq.pollBlocking(wc, SLICE_NS);
-                if (0 == ret && expired(deadline))
+                final int ret = node.cq.pollBlocking(wc, CmTool.SLICE_NS);
+                if (0 == ret && CmTool.expired(settings.timeoutMs(), deadline))
                 {
                     out.println("roce udaddy: " + done + " of " + messageCount + " completions within " +
                         settings.timeoutMs() + " ms");
-                    return ETIMEDOUT;
+                    return CmTool.ETIMEDOUT;
                 }
                 if (ret > 0 && null == node.ah)
                 {
@@ -528,22 +515,11 @@ public final class Udaddy
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
-            return FAILED;
+            return CmTool.FAILED;
         }
         node.remoteQpn = wc.immData();
         node.remoteQkey = node.cmaId.qp().query(new QpAttributes(), QpAttrMask.QKEY).qkey;
         return 0;
-    }
-
-    private long deadlineNs()
-    {
-        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMs());
-    }
-
-    /** True once a wait with roce4j's timeout has passed its deadline; never without a timeout (udaddy's way). */
-    private boolean expired(final long deadlineNs)
-    {
-        return 0 != settings.timeoutMs() && System.nanoTime() - deadlineNs >= 0;
     }
 
     private void destroyNodes()

@@ -32,12 +32,6 @@ public record UdaddySettings(
 {
     /** udaddy's default port. */
     public static final int DEFAULT_PORT = 7174;
-    /** udaddy's default -c. */
-    public static final int DEFAULT_CONNECTIONS = 1;
-    /** udaddy's default -C. */
-    public static final int DEFAULT_MESSAGE_COUNT = 10;
-    /** udaddy's default -S. */
-    public static final int DEFAULT_MESSAGE_SIZE = 100;
     /** udaddy's default port space. */
     public static final int DEFAULT_PORT_SPACE = RdmaCmServiceId.PS_UDP;
 
