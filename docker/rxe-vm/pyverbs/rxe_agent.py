@@ -17,6 +17,8 @@ Commands ("op"):
   poll_recv {}                       -> status, opcode, byte_len, invalidated (rkey, or null)
   bind_mw   {offset, length, access} -> rkey: allocates a type 2B window and binds it with a BIND_MW work
                                         request (IBA 10.6.7.2); access: names from ACCESS
+  bind_mw1  {offset, length, access} -> rkey: allocates a type 1 window and binds it with ibv_bind_mw
+                                        (IBA 10.6.7.1), whose provider posts the BIND_MW for it
   local_inv {rkey}                   -> status: LOCAL_INV of a window's rkey
   post      {verb, rkey, addr, ...}  -> status: one signalled work request, then its completion; verb is
                                         write {hex}, read {length, offset}, atomic_write {hex: 8 bytes},
@@ -34,7 +36,7 @@ import pyverbs.enums as e
 from pyverbs.addr import AHAttr, GlobalRoute, GID
 from pyverbs.cq import CQ
 from pyverbs.device import Context
-from pyverbs.mr import MR, MW, MWBindInfo
+from pyverbs.mr import MR, MW, MWBind, MWBindInfo
 from pyverbs.pd import PD
 from pyverbs.qp import QPAttr, QPCap, QPEx, QPInitAttrEx
 from pyverbs.wr import SGE
@@ -143,6 +145,19 @@ class Agent:
         info = MWBindInfo(self.mr, self.mr.buf + int(cmd.get('offset', 0)), int(cmd['length']), access)
         wc = self.one(lambda: self.qp.wr_bind_mw(mw, rkey, info))
         return {'status': wc.status, 'rkey': rkey}
+
+    def bind_mw1(self, cmd):
+        access = 0
+        for name in cmd.get('access', ['remote_write', 'remote_read']):
+            access |= ACCESS[name]
+        mw = MW(self.pd, e.IBV_MW_TYPE_1)
+        self.windows.append(mw)
+        self.wr_id += 1
+        info = MWBindInfo(self.mr, self.mr.buf + int(cmd.get('offset', 0)), int(cmd['length']), access)
+        # ibv_bind_mw: the provider takes the next rkey (ibv_inc_rkey) and posts the BIND_MW work request
+        self.qp.bind_mw(mw, MWBind(info, e.IBV_SEND_SIGNALED, self.wr_id))
+        wc = self.poll()
+        return {'status': wc.status, 'rkey': mw.rkey}
 
     def local_inv(self, cmd):
         wc = self.one(lambda: self.qp.wr_local_inv(int(cmd['rkey'])))

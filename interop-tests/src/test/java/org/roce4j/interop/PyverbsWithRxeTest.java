@@ -49,8 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The verbs no stock tool exercises, against the newest rxe (trixie: Linux 6.12, rdma-core 56.1): FLUSH and
- * ATOMIC_WRITE (IBA 1.5 annex A19; rxe since Linux 6.2) and type 2B memory windows (IBA 10.6.7: BIND_MW, access
- * through the window's rkey, LOCAL_INV, SEND_WITH_INVALIDATE), in both directions. The guest side is a
+ * ATOMIC_WRITE (IBA 1.5 annex A19; rxe since Linux 6.2), type 1 memory windows (IBA 10.6.7.1: ibv_bind_mw, access
+ * through the window's rkey) and type 2B ones (IBA 10.6.7.2: BIND_MW, LOCAL_INV, SEND_WITH_INVALIDATE), in both
+ * directions. The guest side is a
  * python3-pyverbs program ({@link PyverbsAgent}, {@code docker/rxe-vm/pyverbs/rxe_agent.py}) driving one RC QP on
  * rxe0; roce4j's side is the Verbs API over the tunnel link. Each side's memory is read locally afterwards, every
  * frame on the tunnel is recorded and its ICRC checked, and the new opcodes must be on the wire in the expected
@@ -65,6 +66,7 @@ class PyverbsWithRxeTest
     private static final int ATOMIC_OFFSET = 512;
     private static final int WINDOW_OFFSET = 1024;
     private static final int WINDOW_LENGTH = 256;
+    private static final int TYPE1_OFFSET = 1536;
     private static final int PATTERN_LENGTH = 64;
     /** IBV_WC_SUCCESS and IBV_WC_REM_ACCESS_ERR as pyverbs reports them (enum ibv_wc_status). */
     private static final int IBV_WC_SUCCESS = 0;
@@ -126,6 +128,16 @@ class PyverbsWithRxeTest
                 .addSge(roce.mr, 2048, WINDOW_LENGTH).rdma(addr + WINDOW_OFFSET, windowRkey)));
             assertArrayEquals(through, roce.bytes(2048, WINDOW_LENGTH), "read back through rxe's window");
 
+            // a type 1 window bound by rxe with ibv_bind_mw (IBA 10.6.7.1): roce4j WRITEs through its rkey
+            final JsonNode bound1 = rxe.call("bind_mw1", "offset", TYPE1_OFFSET, "length", WINDOW_LENGTH,
+                "access", List.of("remote_write"));
+            assertEquals(IBV_WC_SUCCESS, bound1.get("status").asInt(), "rxe's ibv_bind_mw completion " + bound1);
+            final byte[] throughType1 = pattern(WINDOW_LENGTH, 0x44);
+            roce.mr.buffer().putBytes(TYPE1_OFFSET, throughType1);
+            expect(WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, roce.post(new SendWorkRequest().opcode(WrOpcode.RDMA_WRITE)
+                .addSge(roce.mr, TYPE1_OFFSET, WINDOW_LENGTH).rdma(addr + TYPE1_OFFSET, bound1.get("rkey").asInt())));
+            assertArrayEquals(throughType1, readMem(rxe, TYPE1_OFFSET, WINDOW_LENGTH), "through rxe's type 1 window");
+
             final JsonNode invalidated = rxe.call("local_inv", "rkey", unsigned(windowRkey));
             assertEquals(IBV_WC_SUCCESS, invalidated.get("status").asInt(), "rxe's LOCAL_INV " + invalidated);
             // rxe_resp.c check_rkey: the invalid window gets NAK remote access error; roce4j's QP goes to ERR
@@ -165,6 +177,16 @@ class PyverbsWithRxeTest
             assertSuccess(rxe.call("post", "verb", "atomic_write", "rkey", unsigned(rkey),
                 "addr", addr + ATOMIC_OFFSET, "hex", HEX.formatHex(word)));
             assertArrayEquals(word, roce.bytes(ATOMIC_OFFSET, 8), "roce4j's word after rxe's ATOMIC_WRITE");
+
+            // a type 1 window bound by roce4j with ibv_bind_mw's counterpart: rxe WRITEs through its rkey
+            final MemoryWindow type1 = roce.pd.allocMw(MwType.TYPE_1);
+            final int type1Rkey = type1.bind(roce.qp, 50, SendFlags.SIGNALED, roce.mr, roce.mr.address(TYPE1_OFFSET),
+                WINDOW_LENGTH, AccessFlags.REMOTE_WRITE);
+            expect(WcStatus.SUCCESS, WcOpcode.BIND_MW, roce.next());
+            final byte[] throughType1 = pattern(WINDOW_LENGTH, 0x55);
+            assertSuccess(rxe.call("post", "verb", "write", "rkey", unsigned(type1Rkey),
+                "addr", addr + TYPE1_OFFSET, "hex", HEX.formatHex(throughType1)));
+            assertArrayEquals(throughType1, roce.bytes(TYPE1_OFFSET, WINDOW_LENGTH), "through roce4j's type 1 window");
 
             // a type 2B window bound by roce4j: rxe WRITEs through it, then invalidates it with SEND_WITH_INVALIDATE
             final MemoryWindow window = roce.pd.allocMw(MwType.TYPE_2);
