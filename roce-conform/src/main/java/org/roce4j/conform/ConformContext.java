@@ -117,6 +117,17 @@ public final class ConformContext
     }
 
     /**
+     * @return a context on the same testbed and connection with a capture of its own: what is sent through it after
+     *     the scenario (to end a DUT tool's run) stays out of the scenario's capture and report.
+     */
+    public ConformContext afterwards()
+    {
+        final ConformContext after = new ConformContext(testbed, new Capture());
+        after.qp = qp;
+        return after;
+    }
+
+    /**
      * Remember a frame under a name, for a later step (a checker that measures from it).
      *
      * @param name  the name.
@@ -331,15 +342,7 @@ public final class ConformContext
      */
     public void probeAlive()
     {
-        int highest = -1;
-        for (final CapturedFrame frame : capture.frames())
-        {
-            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && frame.isAck() &&
-                (highest < 0 || Psn.compare(frame.psn(), highest) > 0))
-            {
-                highest = frame.psn();
-            }
-        }
+        final int highest = highestAcked();
         if (highest < 0)
         {
             throw new ConformSkip("the DUT's QP state: the DUT does not show it, and it acknowledged nothing yet, so " +
@@ -360,6 +363,43 @@ public final class ConformContext
         }
         note("the DUT does not show its QP state: a zero-length WRITE ONLY at PSN 0x" + Integer.toHexString(next) +
             " was ACKed, so its QP is alive");
+    }
+
+    /**
+     * @return the highest PSN the DUT acknowledged with an ACK so far, or -1 when it acknowledged none.
+     */
+    private int highestAcked()
+    {
+        int highest = -1;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && frame.isAck() &&
+                (highest < 0 || Psn.compare(frame.psn(), highest) > 0))
+            {
+                highest = frame.psn();
+            }
+        }
+        return highest;
+    }
+
+    /**
+     * @return the PSN the DUT's responder expects next, as far as its answers show: the one after the highest it
+     *     ACKed, or a later one a NAK or RNR NAK named (a NAK names the expected PSN, IBA 9.7.5.2), else the peer's
+     *     first PSN.
+     */
+    public int expectedPsn()
+    {
+        final int highest = highestAcked();
+        int expected = highest < 0 ? PEER_PSN : Psn.next(highest);
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() &&
+                (frame.isNak() || frame.isRnrNak()) && Psn.compare(frame.psn(), expected) > 0)
+            {
+                expected = frame.psn();
+            }
+        }
+        return expected;
     }
 
     private CapturedFrame nextFromDut(final FrameFilter filter)
