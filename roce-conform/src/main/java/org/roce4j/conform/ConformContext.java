@@ -17,6 +17,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.header.AethHeader;
 
 /**
  * The state of one running scenario: the testbed, the conform link and its capture, the connection, the DUT's
@@ -39,6 +40,11 @@ public final class ConformContext
     private static final long MIN_SLICE_NS = 1_000;
     /** How long the probe of {@link #probeAlive} waits for its ACK: 1 ms (at least the testbed's wait floor). */
     private static final long PROBE_NS = 1_000_000L;
+    /**
+     * How many times {@link #sendPastRnr} sends a request again after an RNR NAK: 7, the rnr_retry perftest gives its
+     * QPs (which IBA 9.7.5.2.8 reads as "retry forever": bounded here, so a DUT that never takes the SEND FAILs).
+     */
+    private static final int RNR_RETRIES = 7;
     /** Bound on DUT duty cycles without the clock moving: a DUT still busy after this many is stuck. */
     private static final int MAX_QUIET_CYCLES = 100_000;
 
@@ -276,6 +282,40 @@ public final class ConformContext
             link.sendFrame(frame);
         }
         settle();
+    }
+
+    /**
+     * Send a request and wait for its answer; an RNR NAK instead is answered as a requester answers it (IBA 9.7.5.2.8):
+     * the same request again once the NAK's timer has run, up to {@link #RNR_RETRIES} times. For a SEND whose receive
+     * the DUT's tool has posted when the scenario cannot know it took effect (a DUT that posts from another thread
+     * than its engine's may take the SEND first).
+     *
+     * @param frame  the request, a whole Ethernet frame.
+     * @param answer the answer wanted.
+     * @param waitNs how long each answer may take (at least the testbed's {@link Testbed#waitFloorNs}).
+     * @return the answer.
+     * @throws ConformFailure when none came in time, or the DUT still answered RNR NAK after the retries.
+     */
+    public CapturedFrame sendPastRnr(final byte[] frame, final FrameFilter answer, final long waitNs)
+    {
+        for (int retry = 0; true; retry++)
+        {
+            send(frame);
+            final CapturedFrame got = expect(answer.or(FrameFilter.rnrNak()), waitNs);
+            if (!got.isRnrNak() || answer.matches(got))
+            {
+                return got;
+            }
+            if (RNR_RETRIES == retry)
+            {
+                throw new ConformFailure("the DUT answered " + got.label() + " to the request and to each of its " +
+                    RNR_RETRIES + " retries after the RNR timer");
+            }
+            final long timerNs = AethHeader.rnrTimerNs(AethHeader.value(got.syndrome()));
+            note("RNR NAK for the request (the DUT's receive not taken up yet): sent again after its " +
+                micros(timerNs) + " timer, as a requester does (IBA 9.7.5.2.8)");
+            advance(timerNs);
+        }
     }
 
     /**

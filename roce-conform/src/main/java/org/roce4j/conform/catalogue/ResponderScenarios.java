@@ -38,6 +38,8 @@ public final class ResponderScenarios
     private static final byte[] DATA = Frames.pattern(64, 1);
     /** The mark of the first atomic's answer, whose original value the later ones are judged against. */
     private static final String FIRST_ATOMIC_ACK = "first ATOMIC ACKNOWLEDGE";
+    /** What a step that sends with {@link ConformContext#sendPastRnr} adds to its label. */
+    private static final String PAST_RNR = " (again after an RNR NAK's timer, as a requester does)";
     /** How many times the SEND of send-without-receive-rnr goes out while nothing answers it. */
     private static final int RNR_ATTEMPTS = 3;
 
@@ -124,8 +126,9 @@ public final class ResponderScenarios
                 IbaSources.C9_105)
             .summary("two receives posted, one SEND, ACKed, then the same SEND again")
             .steps(Steps.connect(), Steps.postRecv(1, 0, 256), Steps.postRecv(2, 256, 256),
-                Steps.send("SEND ONLY, AckReq", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true)),
-                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                new Step("peer sends SEND ONLY, AckReq, and expects its ACK" + PAST_RNR, ctx -> Checks.equal(
+                    "ACK PSN", PEER_PSN, ctx.sendPastRnr(Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true),
+                    FrameFilter.ack(), RESPONSE_NS).psn())),
                 Steps.send("the same SEND ONLY again", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
                     true)),
                 Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("re-ACK PSN", PEER_PSN, ack.psn())),
@@ -352,9 +355,10 @@ public final class ResponderScenarios
                 "completes with a local length error", IbaSources.CLASS_C)
             .summary("a receive of 32 bytes posted (or the DUT's tool's own), a SEND 32 bytes longer")
             .steps(Steps.connect(), Steps.postRecv(1, 0, 32),
-                Steps.send("SEND ONLY 32 bytes longer than the receive", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY,
-                    PEER_PSN, Frames.pattern(receiveBytes(ctx, 32) + 32, 7), true)),
-                expectNak(NakCode.INVALID_REQUEST, PEER_PSN),
+                new Step("peer sends SEND ONLY 32 bytes longer than the receive, expects NAK invalid request" +
+                    PAST_RNR, ctx -> Checks.equal("NAK PSN", PEER_PSN, ctx.sendPastRnr(Frames.send(ctx,
+                    Opcode.RC_SEND_ONLY, PEER_PSN, Frames.pattern(receiveBytes(ctx, 32) + 32, 7), true),
+                    FrameFilter.nak(NakCode.INVALID_REQUEST), RESPONSE_NS).psn())),
                 Steps.whereObservable("the receive's completion", Steps.completion(1, WcStatus.LOC_LEN_ERR)))
             .build();
     }
@@ -402,9 +406,9 @@ public final class ResponderScenarios
                     Checks.equal("RNR NAK timer code", ctx.qp().minRnrTimer(), nak.syndrome() & 0x1F);
                 }),
                 Steps.postRecv(1, 0, 256),
-                Steps.send("the same SEND ONLY again", ctx -> Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA,
-                    true)),
-                Steps.expect(FrameFilter.ack(), RESPONSE_NS, ack -> Checks.equal("ACK PSN", PEER_PSN, ack.psn())),
+                new Step("peer sends the same SEND ONLY again and expects its ACK" + PAST_RNR, ctx -> Checks.equal(
+                    "ACK PSN", PEER_PSN, ctx.sendPastRnr(Frames.send(ctx, Opcode.RC_SEND_ONLY, PEER_PSN, DATA, true),
+                    FrameFilter.ack(), RESPONSE_NS).psn())),
                 Steps.whereObservable("the receive's completion", Steps.completion(1, WcStatus.SUCCESS)))
             .build();
     }
