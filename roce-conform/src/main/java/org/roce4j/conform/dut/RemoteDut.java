@@ -41,8 +41,11 @@ import org.roce4j.wire.header.Ipv4Header;
  * conform peer's own frames on that QP. After the scenario the exchange is finished as a client finishes it, so the
  * tool exits and its loop starts it again for the next scenario.
  *
- * <p>What a tool cannot give makes the scenario SKIP, naming what is missing: reading or writing the DUT's memory,
- * posting receives or sends on its QP, its completions and its QP state, a UD QP, a region without remote access.
+ * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barriers it posts them between), and
+ * is brought to the end of its run after the verdict ({@link #finish}). What a tool cannot give makes the scenario
+ * SKIP, naming what is missing (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read,
+ * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
+ * (reading or writing the DUT's memory, its completions).
  */
 public final class RemoteDut implements Dut
 {
