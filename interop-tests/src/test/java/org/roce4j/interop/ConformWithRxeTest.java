@@ -29,14 +29,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code roce conform} against rxe in the guest, driven only by stock tools (issue 17 points 2 and 6): the guest runs
- * the perftest server loops the run asks for ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18515; done} and
- * ib_atomic_bw's on 18516), roce4j connects through their exchange for each scenario (through QEMU's port
- * forwarding) and sends the scenario's own frames over the tunnel. The whole catalogue runs under the rxe profile;
- * the report lands in {@code interop-tests/target/conform-rxe/} (report.md, index.html, a pcap per scenario), and every
- * scenario's verdict must be the one in the checked-in expected report
+ * the perftest server loops the run asks for ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18515; done},
+ * ib_atomic_bw's on 18516 and ib_send_bw's, with -s 64, on 18517), roce4j connects through their exchange for each
+ * scenario (through QEMU's port forwarding) and sends the scenario's own frames over the tunnel. The whole catalogue
+ * runs under the rxe profile; the report lands in {@code interop-tests/target/conform-rxe/} (report.md, index.html, a
+ * pcap per scenario), and every scenario's verdict must be the one in the checked-in expected report
  * ({@code src/test/resources/conform/rxe-expected.txt}, which says why each is what it is): a changed verdict fails.
  */
-@RxePeerTest(hostfwd = {RemoteDutConfig.DEFAULT_PORT, RemoteDutConfig.DEFAULT_PORT + 1}, expectedCaseSeconds = 150)
+@RxePeerTest(hostfwd = {RemoteDutConfig.DEFAULT_PORT, RemoteDutConfig.DEFAULT_PORT + 1,
+    RemoteDutConfig.DEFAULT_PORT + 2}, expectedCaseSeconds = 150)
 class ConformWithRxeTest
 {
     private static final String EXPECTED = "/conform/rxe-expected.txt";

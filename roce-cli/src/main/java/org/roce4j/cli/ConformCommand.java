@@ -47,8 +47,10 @@ import picocli.CommandLine.Spec;
             "waiting; congestion control on, DCQCN, so it is a CNP notification point), or a remote device (--link " +
             "SPEC SERVER) driven only by stock tools: it runs perftest servers in loops (the run prints them), " +
             "roce4j connects through their exchange for each scenario and sends its own requests on the QP it got; " +
-            "what the tools cannot show (the DUT's memory, its receives and completions, posting work: the " +
-            "requester suite) SKIPs with the reason.",
+            "a part of a rule the tools cannot show (the payload in the DUT's memory, its completions) is reported " +
+            "as not checked beside the verdict of what was observed, and a scenario that needs what they cannot " +
+            "give (posting work on the DUT: the requester suite; a UD QP; a READ of their regions) SKIPs with the " +
+            "reason.",
         "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error."})
 public final class ConformCommand implements Callable<Integer>
 {
@@ -101,9 +103,14 @@ public final class ConformCommand implements Callable<Integer>
     private Integer gidIndex;
 
     @Option(names = "-p", paramLabel = "PORT",
-        description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1 " +
-            "(default: 18515, perftest's)")
+        description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1, " +
+            "ib_send_bw's on PORT + 2 (default: 18515, perftest's)")
     private Integer port;
+
+    @Option(names = "--dut-wait", paramLabel = "MS", defaultValue = "50",
+        description = "a remote DUT's least time to answer, and the shortest silence watched for, in milliseconds " +
+            "(default: 50; an emulated DUT on a loaded host may need 1000)")
+    private long dutWaitMs;
 
     @Option(names = "--dut-device", paramLabel = "DEV", defaultValue = "rxe0",
         description = "the remote DUT's RDMA device, in the loops printed for it (default: rxe0; mlx5_0 on a " +
@@ -168,8 +175,14 @@ public final class ConformCommand implements Callable<Integer>
         }
         else
         {
+            if (dutWaitMs < 1)
+            {
+                throw new ParameterException(spec.commandLine(), "--dut-wait must be at least 1 ms, not " +
+                    dutWaitMs);
+            }
             final RemoteDutConfig config = RemoteDutConfig.of(server, null == port ? RemoteDutConfig.DEFAULT_PORT :
-                port, dutDevice, null == gidIndex ? DEFAULT_DUT_GID_INDEX : gidIndex);
+                port, dutDevice, null == gidIndex ? DEFAULT_DUT_GID_INDEX : gidIndex)
+                .withWaitFloorNs(dutWaitMs * 1_000_000L);
             out.println("On the DUT (" + server + "), start these loops and leave them running:");
             for (final RemoteTool tool : RemoteTool.forScenarios(selected))
             {

@@ -17,6 +17,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
 import org.roce4j.wire.RoceFrameBuilder;
+import org.roce4j.wire.header.AethHeader;
 
 /**
  * The state of one running scenario: the testbed, the conform link and its capture, the connection, the DUT's
@@ -39,6 +40,11 @@ public final class ConformContext
     private static final long MIN_SLICE_NS = 1_000;
     /** How long the probe of {@link #probeAlive} waits for its ACK: 1 ms (at least the testbed's wait floor). */
     private static final long PROBE_NS = 1_000_000L;
+    /**
+     * How many times {@link #sendPastRnr} sends a request again after an RNR NAK: 7, the rnr_retry perftest gives its
+     * QPs (which IBA 9.7.5.2.8 reads as "retry forever": bounded here, so a DUT that never takes the SEND FAILs).
+     */
+    private static final int RNR_RETRIES = 7;
     /** Bound on DUT duty cycles without the clock moving: a DUT still busy after this many is stuck. */
     private static final int MAX_QUIET_CYCLES = 100_000;
 
@@ -114,6 +120,17 @@ public final class ConformContext
         qp = dut().connect(rc, new PeerQp(peerAddress, PEER_QPN, PEER_PSN));
         settle();
         return qp;
+    }
+
+    /**
+     * @return a context on the same testbed and connection with a capture of its own: what is sent through it after
+     *     the scenario (to end a DUT tool's run) stays out of the scenario's capture and report.
+     */
+    public ConformContext afterwards()
+    {
+        final ConformContext after = new ConformContext(testbed, new Capture());
+        after.qp = qp;
+        return after;
     }
 
     /**
@@ -268,6 +285,40 @@ public final class ConformContext
     }
 
     /**
+     * Send a request and wait for its answer; an RNR NAK instead is answered as a requester answers it (IBA 9.7.5.2.8):
+     * the same request again once the NAK's timer has run, up to {@link #RNR_RETRIES} times. For a SEND whose receive
+     * the DUT's tool has posted when the scenario cannot know it took effect (a DUT that posts from another thread
+     * than its engine's may take the SEND first).
+     *
+     * @param frame  the request, a whole Ethernet frame.
+     * @param answer the answer wanted.
+     * @param waitNs how long each answer may take (at least the testbed's {@link Testbed#waitFloorNs}).
+     * @return the answer.
+     * @throws ConformFailure when none came in time, or the DUT still answered RNR NAK after the retries.
+     */
+    public CapturedFrame sendPastRnr(final byte[] frame, final FrameFilter answer, final long waitNs)
+    {
+        for (int retry = 0; true; retry++)
+        {
+            send(frame);
+            final CapturedFrame got = expect(answer.or(FrameFilter.rnrNak()), waitNs);
+            if (!got.isRnrNak() || answer.matches(got))
+            {
+                return got;
+            }
+            if (RNR_RETRIES == retry)
+            {
+                throw new ConformFailure("the DUT answered " + got.label() + " to the request and to each of its " +
+                    RNR_RETRIES + " retries after the RNR timer");
+            }
+            final long timerNs = AethHeader.rnrTimerNs(AethHeader.value(got.syndrome()));
+            note("RNR NAK for the request (the DUT's receive not taken up yet): sent again after its " +
+                micros(timerNs) + " timer, as a requester does (IBA 9.7.5.2.8)");
+            advance(timerNs);
+        }
+    }
+
+    /**
      * Wait for the DUT to send a frame matching the filter; frames it sends before that are passed over (they stay
      * in the capture for the checkers).
      *
@@ -331,15 +382,7 @@ public final class ConformContext
      */
     public void probeAlive()
     {
-        int highest = -1;
-        for (final CapturedFrame frame : capture.frames())
-        {
-            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && frame.isAck() &&
-                (highest < 0 || Psn.compare(frame.psn(), highest) > 0))
-            {
-                highest = frame.psn();
-            }
-        }
+        final int highest = highestAcked();
         if (highest < 0)
         {
             throw new ConformSkip("the DUT's QP state: the DUT does not show it, and it acknowledged nothing yet, so " +
@@ -360,6 +403,43 @@ public final class ConformContext
         }
         note("the DUT does not show its QP state: a zero-length WRITE ONLY at PSN 0x" + Integer.toHexString(next) +
             " was ACKed, so its QP is alive");
+    }
+
+    /**
+     * @return the highest PSN the DUT acknowledged with an ACK so far, or -1 when it acknowledged none.
+     */
+    private int highestAcked()
+    {
+        int highest = -1;
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && frame.isAck() &&
+                (highest < 0 || Psn.compare(frame.psn(), highest) > 0))
+            {
+                highest = frame.psn();
+            }
+        }
+        return highest;
+    }
+
+    /**
+     * @return the PSN the DUT's responder expects next, as far as its answers show: the one after the highest it
+     *     ACKed, or a later one a NAK or RNR NAK named (a NAK names the expected PSN, IBA 9.7.5.2), else the peer's
+     *     first PSN.
+     */
+    public int expectedPsn()
+    {
+        final int highest = highestAcked();
+        int expected = highest < 0 ? PEER_PSN : Psn.next(highest);
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() &&
+                (frame.isNak() || frame.isRnrNak()) && Psn.compare(frame.psn(), expected) > 0)
+            {
+                expected = frame.psn();
+            }
+        }
+        return expected;
     }
 
     private CapturedFrame nextFromDut(final FrameFilter filter)

@@ -9,7 +9,8 @@ import org.roce4j.wire.ladder.Ladder;
  * report's ladder marks it beside that frame.
  *
  * @param kind  {@link Ladder.Kind#OK} when the rule held, {@link Ladder.Kind#VIOLATION} when the DUT broke it,
- *              {@link Ladder.Kind#NOTE} for a measurement or remark.
+ *              {@link Ladder.Kind#NOTE} for a measurement or remark, {@link Ladder.Kind#NOT_CHECKED} for a part of
+ *              the rule this DUT could not show (e.g. the payload, which needs the DUT's memory).
  * @param text  what was checked and seen.
  * @param frame the capture index ({@link CapturedFrame#index()}) of the frame it is about (the packet judged, the ACK
  *              that covers it, the CNP; for a rule over a run of frames, the last one judged), or -1 for none.
@@ -20,6 +21,8 @@ public record Finding(Ladder.Kind kind, String text, int frame)
     public static final String OK_PREFIX = "ok: ";
     /** What {@link #line()} puts before a broken rule. */
     public static final String VIOLATION_PREFIX = "VIOLATION: ";
+    /** What {@link #line()} puts before a part of the rule that was not checked. */
+    public static final String NOT_CHECKED_PREFIX = "not checked: ";
 
     /**
      * Checks the references and the frame index.
@@ -86,6 +89,23 @@ public record Finding(Ladder.Kind kind, String text, int frame)
     }
 
     /**
+     * @param text what was not checked and what it needs, e.g. {@code payload, needs the DUT's memory}.
+     * @return a finding that a part of the rule was not checked: never a pass of that part, never a failure.
+     */
+    public static Finding notChecked(final String text)
+    {
+        return new Finding(Ladder.Kind.NOT_CHECKED, text, -1);
+    }
+
+    /**
+     * @return true when this part of the rule was not checked.
+     */
+    public boolean notChecked()
+    {
+        return Ladder.Kind.NOT_CHECKED == kind;
+    }
+
+    /**
      * @return true when the DUT broke the rule.
      */
     public boolean violation()
@@ -94,7 +114,8 @@ public record Finding(Ladder.Kind kind, String text, int frame)
     }
 
     /**
-     * @return the line the reports print: {@code ok: TEXT}, {@code VIOLATION: TEXT}, or a note's text as is.
+     * @return the line the reports print: {@code ok: TEXT}, {@code VIOLATION: TEXT}, {@code not checked: TEXT}, or a
+     *         note's text as is.
      */
     public String line()
     {
@@ -104,6 +125,8 @@ public record Finding(Ladder.Kind kind, String text, int frame)
                 return OK_PREFIX + text;
             case VIOLATION:
                 return VIOLATION_PREFIX + text;
+            case NOT_CHECKED:
+                return NOT_CHECKED_PREFIX + text;
             default:
                 return text;
         }

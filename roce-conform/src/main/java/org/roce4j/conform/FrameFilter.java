@@ -35,6 +35,15 @@ public record FrameFilter(String description, Predicate<CapturedFrame> test)
 
     /**
      * @param other another filter.
+     * @return a filter matching frames either matches.
+     */
+    public FrameFilter or(final FrameFilter other)
+    {
+        return new FrameFilter(description + " or " + other.description, f -> test.test(f) || other.test.test(f));
+    }
+
+    /**
+     * @param other another filter.
      * @return a filter matching frames both match.
      */
     public FrameFilter and(final FrameFilter other)

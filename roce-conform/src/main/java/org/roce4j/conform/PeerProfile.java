@@ -22,6 +22,10 @@ public enum PeerProfile
         "rxe takes retry_cnt 7, the value perftest and ibv_rc_pingpong set, as retry forever (rxe_comp.c: " +
             "\"if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--\"), so the WRITE is retransmitted on and never " +
             "fails with RETRY_EXC_ERR",
+        "responder.send-longer-than-receive",
+        "rxe (Linux 6.1, measured in the guest) answers a SEND longer than its receive with NAK remote operational " +
+            "error, not invalid request: rxe_resp.c takes a receive it cannot copy the SEND into for a malformed WQE " +
+            "(protocol-facts A.7: malformed receive WQE, NAK 0x63)",
         "congestion.ce-marked-gets-cnp",
         "rxe is no notification point: nothing in rxe_recv.c, rxe_resp.c or rxe_comp.c sends a CNP (opcode 0x81) or " +
             "reads the ECN field (protocol-facts A.10)")),

@@ -46,4 +46,35 @@ public record ScenarioResult(Scenario scenario, Verdict verdict, String reason, 
         }
         return lines;
     }
+
+    /**
+     * @return the parts of the rule this DUT could not show ({@link Finding#notChecked}), each as {@code WHAT, needs
+     *         WHAT IT NEEDS}: a PASS with some is a pass of what was observed, never of these.
+     */
+    public List<String> notChecked()
+    {
+        final List<String> lines = new ArrayList<>();
+        for (final Finding finding : findings)
+        {
+            if (finding.notChecked())
+            {
+                lines.add(finding.text());
+            }
+        }
+        return lines;
+    }
+
+    /**
+     * @return what the tables print beside the verdict: the reason, or for a verdict without one (a PASS) the parts
+     *         not checked ({@code not checked: ...; ...}), or empty.
+     */
+    public String shownReason()
+    {
+        if (!reason.isEmpty())
+        {
+            return reason;
+        }
+        final List<String> unchecked = notChecked();
+        return unchecked.isEmpty() ? "" : Finding.NOT_CHECKED_PREFIX + String.join("; ", unchecked);
+    }
 }

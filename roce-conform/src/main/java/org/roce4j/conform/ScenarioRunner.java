@@ -72,42 +72,58 @@ public final class ScenarioRunner
         try (Testbed testbed = testbeds.apply(scenario))
         {
             final ConformContext ctx = new ConformContext(testbed, capture);
-            final long startNs = testbed.nowNs();
-            Step current = null;
+            final ScenarioResult result = judge(scenario, testbed, ctx);
             try
             {
-                for (final Step step : scenario.steps())
-                {
-                    current = step;
-                    step.action().run(ctx);
-                }
-                final List<FrameRule> unspent = ctx.link().pendingRules();
-                if (!unspent.isEmpty())
-                {
-                    return result(scenario, Verdict.FAIL, "scenario error: fault rules never matched a frame: " +
-                        unspent, null, ctx, testbed, startNs);
-                }
-                return result(scenario, Verdict.PASS, "", null, ctx, testbed, startNs);
+                // After the verdict, and outside its capture: what the DUT's tool needs to end its run is no part
+                // of the scenario.
+                testbed.dut().finish(ctx);
             }
-            catch (final ConformSkip skip)
+            catch (final RuntimeException ignored)
             {
-                return result(scenario, Verdict.SKIP, skip.getMessage(), current.label(), ctx, testbed, startNs);
+                // The DUT's tool ends its run anyway when the testbed closes its exchange.
             }
-            catch (final ConformFailure failure)
+            return result;
+        }
+    }
+
+    private ScenarioResult judge(final Scenario scenario, final Testbed testbed, final ConformContext ctx)
+    {
+        final long startNs = testbed.nowNs();
+        Step current = null;
+        try
+        {
+            for (final Step step : scenario.steps())
             {
-                final String deviation = profile.deviation(scenario.name());
-                if (null != deviation)
-                {
-                    return result(scenario, Verdict.DEVIATION, profile.cliName() + " profile: " + deviation +
-                        " (observed: " + failure.getMessage() + ")", current.label(), ctx, testbed, startNs);
-                }
-                return result(scenario, Verdict.FAIL, failure.getMessage(), current.label(), ctx, testbed, startNs);
+                current = step;
+                step.action().run(ctx);
             }
-            catch (final RuntimeException error)
+            final List<FrameRule> unspent = ctx.link().pendingRules();
+            if (!unspent.isEmpty())
             {
-                return result(scenario, Verdict.FAIL, "runner error: " + error, null == current ? null :
-                    current.label(), ctx, testbed, startNs);
+                return result(scenario, Verdict.FAIL, "scenario error: fault rules never matched a frame: " +
+                    unspent, null, ctx, testbed, startNs);
             }
+            return result(scenario, Verdict.PASS, "", null, ctx, testbed, startNs);
+        }
+        catch (final ConformSkip skip)
+        {
+            return result(scenario, Verdict.SKIP, skip.getMessage(), current.label(), ctx, testbed, startNs);
+        }
+        catch (final ConformFailure failure)
+        {
+            final String deviation = profile.deviation(scenario.name());
+            if (null != deviation)
+            {
+                return result(scenario, Verdict.DEVIATION, profile.cliName() + " profile: " + deviation +
+                    " (observed: " + failure.getMessage() + ")", current.label(), ctx, testbed, startNs);
+            }
+            return result(scenario, Verdict.FAIL, failure.getMessage(), current.label(), ctx, testbed, startNs);
+        }
+        catch (final RuntimeException error)
+        {
+            return result(scenario, Verdict.FAIL, "runner error: " + error, null == current ? null :
+                current.label(), ctx, testbed, startNs);
         }
     }
 

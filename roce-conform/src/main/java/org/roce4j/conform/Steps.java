@@ -222,6 +222,10 @@ public final class Steps
     {
         return verify("DUT completes wr_id " + wrId + " with " + status, ctx ->
         {
+            if (!ctx.dut().showsCompletions())
+            {
+                throw new ConformSkip("the DUT's completions: its tool does not report them");
+            }
             for (final DutCompletion completion : ctx.completions())
             {
                 if (wrId == completion.wrId())
@@ -233,6 +237,31 @@ public final class Steps
             }
             throw new ConformFailure("the DUT reported no completion for wr_id " + wrId + "; it reported " +
                 ctx.completions());
+        });
+    }
+
+    /**
+     * A part of a scenario beyond what its rule's verdict rests on (the payload after an ACK, the completion after a
+     * NAK): where the DUT cannot show what the step needs (the step throws {@link ConformSkip}: its memory, its
+     * completions), the part is recorded as not checked ({@link Finding#notChecked}, "WHAT, needs ...") and the
+     * scenario goes on to judge what was observed. A violation the step finds still fails.
+     *
+     * @param what what the step checks, e.g. {@code payload}.
+     * @param step the step.
+     * @return the step, not checked where the DUT cannot show what it needs.
+     */
+    public static Step whereObservable(final String what, final Step step)
+    {
+        return new Step(step.label(), ctx ->
+        {
+            try
+            {
+                step.action().run(ctx);
+            }
+            catch (final ConformSkip unobservable)
+            {
+                ctx.record(Finding.notChecked(what + ", needs " + unobservable.getMessage()));
+            }
         });
     }
 

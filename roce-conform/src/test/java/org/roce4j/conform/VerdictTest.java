@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.SelfDut;
 import org.roce4j.conform.dut.Testbed;
+import org.roce4j.conform.report.TerminalTable;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.header.AethHeader.NakCode;
@@ -59,6 +60,41 @@ class VerdictTest
         assertEquals(Verdict.FAIL, result.verdict(), result.reason());
         assertEquals("NAK PSN is 0x101, the rule wants 0x100", result.reason());
         assertTrue(result.failedAt().startsWith("expect NAK PSN_SEQUENCE_ERROR"), result.failedAt());
+    }
+
+    @Test
+    void aPartTheDutCannotShowIsNotCheckedCountedAndNeverHidesAViolation()
+    {
+        final Scenario partly = Scenario.builder("responder.partly-observable").side(Side.RESPONDER)
+            .rule("none", "a good WRITE is ACKed")
+            .steps(Steps.connect(),
+                Steps.send("a good WRITE ONLY", ctx -> Frames.writeOnly(ctx, ConformContext.PEER_PSN,
+                    new byte[] {1, 2, 3})),
+                Steps.expect(FrameFilter.ack(), 1_000_000L),
+                Steps.whereObservable("payload", Steps.verify("payload", ctx ->
+                {
+                    throw new ConformSkip("the DUT's memory: not shown here");
+                })))
+            .build();
+        final Scenario broken = Scenario.builder("responder.broken-where-observable").side(Side.RESPONDER)
+            .rule("none", "a violation inside an observable part still fails")
+            .steps(Steps.connect(), Steps.whereObservable("payload", Steps.verify("payload", ctx -> Checks.that(
+                false, "the payload differs"))))
+            .build();
+        final ScenarioRunner runner = new ScenarioRunner(VerdictTest::selfTestbed, PeerProfile.NONE);
+
+        final ScenarioResult result = runner.run(partly);
+        final ScenarioResult failed = runner.run(broken);
+
+        assertEquals(Verdict.PASS, result.verdict(), result.reason());
+        assertEquals(List.of("payload, needs the DUT's memory: not shown here"), result.notChecked());
+        assertEquals("not checked: payload, needs the DUT's memory: not shown here", result.shownReason());
+        assertTrue(result.notes().contains("not checked: payload, needs the DUT's memory: not shown here"),
+            result.notes().toString());
+        assertEquals("2 scenarios: 1 PASS, 1 FAIL, 0 DEVIATION, 0 SKIP; 1 parts not checked",
+            TerminalTable.countLine(List.of(result, failed)));
+        assertEquals(Verdict.FAIL, failed.verdict());
+        assertEquals("the payload differs", failed.reason());
     }
 
     @Test

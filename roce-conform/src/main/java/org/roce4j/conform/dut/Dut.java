@@ -66,6 +66,42 @@ public interface Dut extends AutoCloseable
     }
 
     /**
+     * @return false when the DUT's completions cannot be read from here (a stock tool does not report them): a step
+     *     that needs them is not checked ({@link org.roce4j.conform.Steps#whereObservable}) or SKIPs.
+     */
+    default boolean showsCompletions()
+    {
+        return true;
+    }
+
+    /**
+     * @return the length of the receives the DUT's tool keeps posted on its own (ib_send_bw's -s), 0 when the
+     *     receives are the ones a scenario posts with {@link #postRecv}: a SEND scenario sizes its SENDs by it.
+     */
+    default int ownReceiveBytes()
+    {
+        return 0;
+    }
+
+    /**
+     * @throws org.roce4j.conform.ConformSkip when the DUT's exposed region has no remote read right (a READ of it can
+     *     only be refused).
+     */
+    default void requireRemoteRead()
+    {
+    }
+
+    /**
+     * After the scenario's steps and verdict: bring the DUT's tool to the end of its run (a stock tool that waits for
+     * more traffic would never exit). Nothing to do for most DUTs.
+     *
+     * @param context the scenario's context (its capture says which PSN the DUT expects next).
+     */
+    default void finish(final org.roce4j.conform.ConformContext context)
+    {
+    }
+
+    /**
      * @param offset into the DUT's exposed region.
      * @param length bytes.
      * @return a copy of the DUT's memory.

@@ -9,7 +9,12 @@ import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.roce4j.conform.CapturedFrame;
+import org.roce4j.conform.ConformContext;
+import org.roce4j.conform.ConformFailure;
 import org.roce4j.conform.ConformSkip;
+import org.roce4j.conform.FrameFilter;
+import org.roce4j.conform.Frames;
 import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
@@ -22,8 +27,10 @@ import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.tunnel.TunnelLink;
+import org.roce4j.wire.Opcode;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.addr.Mac;
+import org.roce4j.wire.header.AethHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
 /**
@@ -34,8 +41,11 @@ import org.roce4j.wire.header.Ipv4Header;
  * conform peer's own frames on that QP. After the scenario the exchange is finished as a client finishes it, so the
  * tool exits and its loop starts it again for the next scenario.
  *
- * <p>What a tool cannot give makes the scenario SKIP, naming what is missing: reading or writing the DUT's memory,
- * posting receives or sends on its QP, its completions and its QP state, a UD QP, a region without remote access.
+ * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barriers it posts them between), and
+ * is brought to the end of its run after the verdict ({@link #finish}). What a tool cannot give makes the scenario
+ * SKIP, naming what is missing (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read,
+ * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
+ * (reading or writing the DUT's memory, its completions).
  */
 public final class RemoteDut implements Dut
 {
@@ -64,6 +74,9 @@ public final class RemoteDut implements Dut
     private PerftestDest local;
     private PerftestSysData sys;
     private int mtuBytes;
+    /** ib_send_bw: the barriers before its run not passed yet, so its server has posted no receive. */
+    private boolean barriersPending;
+    private DutQp qp;
 
     /**
      * @param config where the DUT's loops are.
@@ -134,9 +147,10 @@ public final class RemoteDut implements Dut
                 "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
         }
         final int dutIp = (int)remote.gidLow();
-        return new DutQp(QpType.RC, new LinkAddress(resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
+        qp = new DutQp(QpType.RC, new LinkAddress(resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
             mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
             PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
+        return qp;
     }
 
     /**
@@ -175,6 +189,13 @@ public final class RemoteDut implements Dut
         local = new PerftestDest(0, PEER_OUT_READS, peer.qpn(), peer.psn(), 0, 0L, Gid.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow(), 0);
         final PerftestDest remote = session.exchangeDests(new PerftestDest[] {local})[0];
+        if (RemoteTool.SEND_BW == tool)
+        {
+            // ib_send_bw posts its receives after the first barrier: both wait for the scenario's first receive
+            // (postRecv), so that until then its QP, at RTS once it has connected, has none posted.
+            barriersPending = true;
+            return remote;
+        }
         // The barrier after ctx_connect: once it returns, the DUT's QP is at RTR towards the peer.
         session.handShake(local);
         return remote;
@@ -204,11 +225,54 @@ public final class RemoteDut implements Dut
         return tunnel.resolvedMac(ip);
     }
 
+    /**
+     * ib_send_bw posts its own receives, {@link RemoteTool#SEND_BW_RECEIVE_BYTES} bytes each, once the peer passes
+     * the barriers before its run (send_bw.c); the scenario's first receive passes them, later ones are already there.
+     * Another tool posts none.
+     */
     @Override
     public void postRecv(final long wrId, final int offset, final int length)
     {
-        throw new ConformSkip("posting a receive on the DUT: " + tool + " posts none a scenario controls " +
-            "(a SEND scenario needs the DUT's receives and their completions)");
+        if (RemoteTool.SEND_BW != tool)
+        {
+            throw new ConformSkip("posting a receive on the DUT: " + tool + " posts none (the SEND scenarios run " +
+                "against ib_send_bw's loop)");
+        }
+        if (!barriersPending)
+        {
+            return;
+        }
+        try
+        {
+            // The barrier after ctx_connect, then the one after ctx_set_recv_wqes: the receives are posted.
+            session.handShake(local);
+            session.handShake(local);
+            barriersPending = false;
+        }
+        catch (final IOException ex)
+        {
+            disconnect();
+            throw new IllegalStateException("cannot pass " + config.describe(tool) + "'s barriers: " + ex, ex);
+        }
+    }
+
+    @Override
+    public int ownReceiveBytes()
+    {
+        return RemoteTool.SEND_BW == tool ? tool.sizeBytes() : 0;
+    }
+
+    @Override
+    public boolean showsCompletions()
+    {
+        return false;
+    }
+
+    @Override
+    public void requireRemoteRead()
+    {
+        throw new ConformSkip("a READ of the DUT's region: " + tool + " registers it without remote read (perftest " +
+            "create_single_mr gives its region its own verb's right only)");
     }
 
     @Override
@@ -261,6 +325,41 @@ public final class RemoteDut implements Dut
     }
 
     /**
+     * ib_send_bw's server waits for its iterations' SENDs and reads nothing else meanwhile: once its receives are
+     * posted, a SEND longer than them at the PSN it expects ends its run (its receive completes with a local length
+     * error, rxe_resp.c; perftest stops at a completion with error) and its loop starts it again. The PSN is the one
+     * after the highest the DUT acknowledged, or the one its NAK named; a NAK PSN sequence error corrects it once.
+     */
+    @Override
+    public void finish(final ConformContext context)
+    {
+        if (RemoteTool.SEND_BW != tool || barriersPending || null == qp)
+        {
+            return;
+        }
+        int psn = context.expectedPsn();
+        final ConformContext after = context.afterwards();
+        for (int attempt = 0; attempt < 2; attempt++)
+        {
+            after.send(Frames.send(after, Opcode.RC_SEND_ONLY, psn, new byte[tool.sizeBytes() + 1], true));
+            final CapturedFrame answer;
+            try
+            {
+                answer = after.expect(FrameFilter.anyAeth(), 0);
+            }
+            catch (final ConformFailure silent)
+            {
+                return;
+            }
+            if (!answer.isNak() || AethHeader.NakCode.PSN_SEQUENCE_ERROR.code() != AethHeader.value(answer.syndrome()))
+            {
+                return;
+            }
+            psn = answer.psn();
+        }
+    }
+
+    /**
      * Finish the exchange as a client does (the barrier after the run, the reports, the closing handshake), so the
      * tool exits and its loop starts it again; a DUT that already gave up is only disconnected.
      */
@@ -269,6 +368,13 @@ public final class RemoteDut implements Dut
     {
         if (null == session)
         {
+            return;
+        }
+        if (RemoteTool.SEND_BW == tool)
+        {
+            // ib_send_bw's one-way server ends with ctx_close_connection only after a run it never finished here: the
+            // run was ended by finish(), or it still waits at a barrier; either way dropping the connection ends it.
+            disconnect();
             return;
         }
         try

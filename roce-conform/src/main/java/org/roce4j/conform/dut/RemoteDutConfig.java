@@ -57,6 +57,15 @@ public record RemoteDutConfig(
     }
 
     /**
+     * @param floorNs the shortest wait for a DUT's answer, nanoseconds.
+     * @return this configuration with that wait floor.
+     */
+    public RemoteDutConfig withWaitFloorNs(final long floorNs)
+    {
+        return new RemoteDutConfig(server, basePort, ports, device, gidIndex, connectFor, floorNs);
+    }
+
+    /**
      * @param tool a tool.
      * @return the loop the DUT runs for it, on the port it listens on there (the base port + its offset; a port
      *     forwarded to it may differ).

@@ -13,14 +13,27 @@ import org.roce4j.conform.Side;
  * The stock tool a remote DUT runs, in a loop, as the server a scenario connects to ({@link RemoteDut}): a perftest
  * bandwidth server whose out-of-band exchange gives the QPN, the first PSN, the R_Key and the VA of its buffer, and
  * whose region has the one remote right its verb needs (perftest's create_single_mr: REMOTE_WRITE for ib_write_bw,
- * REMOTE_ATOMIC for ib_atomic_bw, never more). Each tool listens on its own port, so all the loops run side by side.
+ * REMOTE_ATOMIC for ib_atomic_bw, none for ib_send_bw, never more). Each tool listens on its own port, so all the loops
+ * run side by side.
  */
 public enum RemoteTool
 {
     /** ib_write_bw: a region with remote write, for every WRITE scenario. */
-    WRITE_BW("ib_write_bw", 0, 65_536),
+    WRITE_BW("ib_write_bw", 0, 65_536, ""),
     /** ib_atomic_bw: a region with remote atomic, for the atomic scenarios. */
-    ATOMIC_BW("ib_atomic_bw", 1, 8);
+    ATOMIC_BW("ib_atomic_bw", 1, 8, ""),
+    /**
+     * ib_send_bw: receives of {@value #SEND_BW_RECEIVE_BYTES} bytes (-s), for the SEND scenarios. Its server posts
+     * them between the exchange's two barriers (send_bw.c: ctx_connect, ctx_hand_shake, ctx_set_recv_wqes,
+     * ctx_hand_shake), so until the peer passes the barriers its QP is at RTS with no receive posted.
+     */
+    SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES);
+
+    /**
+     * The message size ib_send_bw's loop is given (-s), the length of each receive its server posts
+     * (perftest_resources.c ctx_set_recv_wqes: one SGE of the message size): 64 bytes, so a SEND of 65 is longer.
+     */
+    public static final int SEND_BW_RECEIVE_BYTES = 64;
 
     /**
      * Which tool each scenario of the catalogue needs as DUT, by name (a scenario that is not here runs with
@@ -29,17 +42,22 @@ public enum RemoteTool
      */
     private static final Map<String, RemoteTool> BY_SCENARIO = Map.of(
         "responder.duplicate-atomic", ATOMIC_BW,
-        "responder.unaligned-atomic", ATOMIC_BW);
+        "responder.unaligned-atomic", ATOMIC_BW,
+        "responder.duplicate-send", SEND_BW,
+        "responder.send-longer-than-receive", SEND_BW,
+        "responder.send-without-receive-rnr", SEND_BW);
 
     private final String command;
     private final int portOffset;
     private final int sizeBytes;
+    private final String options;
 
-    RemoteTool(final String command, final int portOffset, final int sizeBytes)
+    RemoteTool(final String command, final int portOffset, final int sizeBytes, final String options)
     {
         this.command = command;
         this.portOffset = portOffset;
         this.sizeBytes = sizeBytes;
+        this.options = options;
     }
 
     /**
@@ -59,7 +77,8 @@ public enum RemoteTool
     }
 
     /**
-     * @return perftest's default message size for the tool (-s), which fixes its buffer's layout.
+     * @return the tool's message size (-s: perftest's default, or what its loop is given), which fixes its buffer's
+     *     layout.
      */
     public int sizeBytes()
     {
@@ -89,7 +108,8 @@ public enum RemoteTool
      */
     public String loop(final String device, final int gidIndex, final int port)
     {
-        return String.format(Locale.ROOT, "while :; do %s -d %s -x %d -p %d; done", command, device, gidIndex, port);
+        return String.format(Locale.ROOT, "while :; do %s -d %s -x %d -p %d%s; done", command, device, gidIndex, port,
+            options);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 import org.roce4j.conform.CapturedFrame;
+import org.roce4j.conform.Finding;
 import org.roce4j.conform.ScenarioResult;
 import org.roce4j.wire.ladder.Ladder;
 import org.roce4j.wire.ladder.LadderSvg;
@@ -89,7 +90,7 @@ public final class HtmlReport
                 .append(escape(result.scenario().side().suiteName())).append("</td><td>")
                 .append(escape(result.scenario().rule().section())).append("</td><td>")
                 .append(escape(result.scenario().rule().paraphrase())).append("</td>");
-            verdictCell(html, result).append("<td>").append(escape(result.reason())).append("</td></tr>\n");
+            verdictCell(html, result).append("<td>").append(escape(result.shownReason())).append("</td></tr>\n");
         }
         return html.append("</tbody>\n</table>\n</body>\n</html>\n").toString();
     }
@@ -120,7 +121,7 @@ public final class HtmlReport
         for (final Ladder.Finding finding : ladder.findings())
         {
             html.append("<li class=\"").append(finding.kind().name().toLowerCase(Locale.ROOT)).append("\">")
-                .append(Ladder.Kind.NOTE == finding.kind() ? "" : finding.kind() + ": ").append(escape(finding.text()))
+                .append(label(finding.kind())).append(escape(finding.text()))
                 .append(finding.frame() < 0 ? "" : " (frame #" + finding.frame() + ")").append("</li>\n");
         }
         html.append("</ol>\n<h2>Exchange</h2>\n<p>Time flows down; numbers in the ladder are the findings above. " +
@@ -150,6 +151,24 @@ public final class HtmlReport
     {
         return html.append("<td class=\"").append(result.verdict()).append("\">").append(result.verdict())
             .append("</td>");
+    }
+
+    /**
+     * @param kind a finding's kind.
+     * @return what the findings list puts before its text: nothing for a note, {@code not checked: } for a part of
+     *     the rule not checked, else the kind's name.
+     */
+    private static String label(final Ladder.Kind kind)
+    {
+        switch (kind)
+        {
+            case NOTE:
+                return "";
+            case NOT_CHECKED:
+                return Finding.NOT_CHECKED_PREFIX;
+            default:
+                return kind + ": ";
+        }
     }
 
     /**

@@ -18,6 +18,7 @@ import javax.xml.stream.XMLStreamWriter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import org.roce4j.conform.CapturedFrame;
+import org.roce4j.conform.Finding;
 import org.roce4j.conform.ScenarioResult;
 import org.roce4j.conform.Verdict;
 import org.roce4j.wire.pcap.PcapWriter;
@@ -87,7 +88,7 @@ public final class ReportWriter
             md.append("| `").append(result.scenario().name()).append("` | ").append(result.scenario().side()
                 .suiteName()).append(" | ").append(cell(result.scenario().rule().section())).append(" | ")
                 .append(cell(result.scenario().rule().paraphrase())).append(" | **").append(result.verdict())
-                .append("** | ").append(cell(result.reason())).append(" |\n");
+                .append("** | ").append(cell(result.shownReason())).append(" |\n");
         }
         for (final ScenarioResult result : results)
         {
@@ -125,6 +126,7 @@ public final class ReportWriter
         root.put("profile", profile);
         final Map<String, Integer> counts = new LinkedHashMap<>();
         TerminalTable.counts(results).forEach((verdict, count) -> counts.put(verdict.name(), count));
+        counts.put("NOT_CHECKED", TerminalTable.notCheckedCount(results));
         root.put("counts", counts);
         final List<Map<String, Object>> scenarios = new ArrayList<>();
         for (final ScenarioResult result : results)
@@ -138,6 +140,7 @@ public final class ReportWriter
             s.put("reason", result.reason());
             s.put("failedAt", result.failedAt());
             s.put("notes", result.notes());
+            s.put("notChecked", result.notChecked());
             s.put("durationNs", result.durationNs());
             final List<Map<String, Object>> frames = new ArrayList<>();
             for (final CapturedFrame frame : result.capture().frames())
@@ -180,6 +183,14 @@ public final class ReportWriter
             xml.writeAttribute("errors", "0");
             xml.writeAttribute("skipped", Integer.toString(counts.get(Verdict.SKIP)));
             xml.writeAttribute("time", Double.toString(totalSeconds));
+            // JUnit has no verdict for a part of a rule not checked: the suite counts them as a property, and each
+            // testcase names its own in system-out.
+            xml.writeStartElement("properties");
+            xml.writeStartElement("property");
+            xml.writeAttribute("name", "notChecked");
+            xml.writeAttribute("value", Integer.toString(TerminalTable.notCheckedCount(results)));
+            xml.writeEndElement();
+            xml.writeEndElement();
             for (final ScenarioResult result : results)
             {
                 xml.writeStartElement("testcase");
@@ -199,10 +210,19 @@ public final class ReportWriter
                     xml.writeAttribute("message", result.reason());
                     xml.writeEndElement();
                 }
-                else if (Verdict.DEVIATION == result.verdict())
+                final List<String> said = new ArrayList<>();
+                if (Verdict.DEVIATION == result.verdict())
+                {
+                    said.add("DEVIATION: " + result.reason());
+                }
+                for (final String unchecked : result.notChecked())
+                {
+                    said.add(Finding.NOT_CHECKED_PREFIX + unchecked);
+                }
+                if (!said.isEmpty())
                 {
                     xml.writeStartElement("system-out");
-                    xml.writeCharacters("DEVIATION: " + result.reason());
+                    xml.writeCharacters(String.join("\n", said));
                     xml.writeEndElement();
                 }
                 xml.writeEndElement();

@@ -51,7 +51,7 @@ public final class TerminalTable
      */
     public void row(final ScenarioResult result)
     {
-        String reason = result.reason();
+        String reason = result.shownReason();
         if (reason.length() > REASON_WIDTH)
         {
             reason = reason.substring(0, REASON_WIDTH - 3) + "...";
@@ -62,7 +62,7 @@ public final class TerminalTable
     }
 
     /**
-     * Print the count line, e.g. {@code 28 scenarios: 28 PASS, 0 FAIL, 0 DEVIATION, 0 SKIP}.
+     * Print the count line, e.g. {@code 28 scenarios: 28 PASS, 0 FAIL, 0 DEVIATION, 0 SKIP; 0 parts not checked}.
      *
      * @param results every result.
      */
@@ -74,13 +74,29 @@ public final class TerminalTable
 
     /**
      * @param results every result.
-     * @return {@code N scenarios: a PASS, b FAIL, c DEVIATION, d SKIP}.
+     * @return {@code N scenarios: a PASS, b FAIL, c DEVIATION, d SKIP; e parts not checked}: the last counts the
+     *     parts of rules the DUT could not show ({@link ScenarioResult#notChecked}), over every scenario.
      */
     public static String countLine(final List<ScenarioResult> results)
     {
         final Map<Verdict, Integer> counts = counts(results);
         return results.size() + " scenarios: " + counts.get(Verdict.PASS) + " PASS, " + counts.get(Verdict.FAIL) +
-            " FAIL, " + counts.get(Verdict.DEVIATION) + " DEVIATION, " + counts.get(Verdict.SKIP) + " SKIP";
+            " FAIL, " + counts.get(Verdict.DEVIATION) + " DEVIATION, " + counts.get(Verdict.SKIP) + " SKIP; " +
+            notCheckedCount(results) + " parts not checked";
+    }
+
+    /**
+     * @param results every result.
+     * @return how many parts of rules were not checked, over every scenario.
+     */
+    public static int notCheckedCount(final List<ScenarioResult> results)
+    {
+        int count = 0;
+        for (final ScenarioResult result : results)
+        {
+            count += result.notChecked().size();
+        }
+        return count;
     }
 
     /**

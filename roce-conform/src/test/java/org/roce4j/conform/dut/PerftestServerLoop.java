@@ -19,6 +19,8 @@ import org.roce4j.cm.perftest.PerftestVersion;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
+import org.roce4j.ib.WcStatus;
+import org.roce4j.ib.WorkCompletion;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.MemoryRegion;
@@ -26,18 +28,23 @@ import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.wire.addr.Gid;
 
 /**
- * A stand-in for {@code while :; do ib_write_bw ...; done} (or ib_atomic_bw) on a DUT, in this JVM: roce4j's own
+ * A stand-in for {@code while :; do ib_write_bw ...; done} (or ib_atomic_bw, or ib_send_bw) on a DUT, in this JVM: roce4j's own
  * device on a port of the JVM's in-memory fabric, answering perftest's exchange as a one-way bandwidth server does
  * (versions, system data, MTU, the QP records, the barrier; then the end-of-run barrier, the reports and the closing
- * handshake), with a region that has only the tool's remote right, as perftest registers it. One connection at a
- * time, a fresh QP for each, again and again until closed.
+ * handshake), with a region that has only the tool's remote right, as perftest registers it. As ib_send_bw it posts
+ * its receives of the tool's -s between the two barriers before the run, as send_bw.c does, and runs until a receive
+ * completes with an error (perftest stops at one). One connection at a time, a fresh QP for each, again and again
+ * until closed.
  */
 final class PerftestServerLoop implements AutoCloseable
 {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /** Receives the ib_send_bw stand-in posts (perftest posts rx_depth of them: 512 by default, DEF_RX_SEND). */
+    private static final int SEND_RECEIVES = 6;
 
     private final RdmaDevice device;
     private final ProtectionDomain pd;
@@ -45,6 +52,9 @@ final class PerftestServerLoop implements AutoCloseable
     private final MemoryRegion region;
     private final int ip;
     private final int outReads;
+    private final RemoteTool tool;
+    private final RecvWorkRequest recvWr = new RecvWorkRequest();
+    private final WorkCompletion[] completions = {new WorkCompletion()};
     private final ServerSocket listener;
     private final Thread thread;
     private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
@@ -61,7 +71,13 @@ final class PerftestServerLoop implements AutoCloseable
         device = RdmaDevice.open("memory:" + ipv4, DeviceOptions.dedicated());
         pd = device.allocPd();
         cq = device.createCq(64);
-        final int remoteRight = RemoteTool.ATOMIC_BW == tool ? AccessFlags.REMOTE_ATOMIC : AccessFlags.REMOTE_WRITE;
+        this.tool = tool;
+        final int remoteRight = switch (tool)
+        {
+            case ATOMIC_BW -> AccessFlags.REMOTE_ATOMIC;
+            case SEND_BW -> 0;
+            default -> AccessFlags.REMOTE_WRITE;
+        };
         // perftest registers twice its buffer and names the second half; the first half is never touched here.
         final int half = tool.regionBytes(PerftestSysData.DEFAULT.cycleBuffer(),
             PerftestSysData.DEFAULT.cacheLineSize());
@@ -170,6 +186,11 @@ final class PerftestServerLoop implements AutoCloseable
             setup.readAtomicDepths(remote.outReads(), outReads);
             setup.toRts(qp, psn, remote.toQpInfo());
             session.handShake(local);
+            if (RemoteTool.SEND_BW == tool)
+            {
+                runSendServer(session, local, qp);
+                return;
+            }
             // The client's run, then write_bw.c's end: the barrier, the reports, ctx_close_connection.
             session.handShake(local);
             session.exchangeReport(new PerftestReport(0, 0, 0, 0, 0));
@@ -180,6 +201,32 @@ final class PerftestServerLoop implements AutoCloseable
             session.close();
             qp.destroy();
         }
+    }
+
+    /**
+     * send_bw.c's one-way server: receives posted, the second barrier, then the run, which ends here at the first
+     * receive completing with an error (the conform peer's SEND longer than the receive ends it so).
+     */
+    private void runSendServer(final PerftestSession session, final PerftestDest local, final QueuePair qp)
+        throws IOException
+    {
+        for (int i = 0; i < SEND_RECEIVES; i++)
+        {
+            qp.postRecv(recvWr.reset().wrId(i).addSge(region, i * tool.sizeBytes(), tool.sizeBytes()));
+        }
+        session.handShake(local);
+        final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
+        while (deadlineNs - System.nanoTime() > 0)
+        {
+            // The CQ outlives each run's QP: the receives an earlier run's QP flushed are no part of this one.
+            if (1 == cq.poll(completions) && qp.qpNum() == completions[0].qpNum() &&
+                WcStatus.SUCCESS != completions[0].status())
+            {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        throw new IOException("no receive completed with an error within " + TIMEOUT);
     }
 
     @Override

@@ -24,10 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The remote DUT's whole path without a guest: roce4j's own device stands in for the DUT's tool loops
- * ({@link PerftestServerLoop}: ib_write_bw and ib_atomic_bw servers on the JVM's in-memory fabric, real threads, real
- * TCP exchanges), and the conform peer reaches it through a port of the same fabric, as it reaches rxe through the
- * tunnel. The scenarios a server loop can serve PASS (roce4j keeps the rules); those needing what a tool cannot show
- * SKIP with the reason naming it.
+ * ({@link PerftestServerLoop}: ib_write_bw, ib_atomic_bw and ib_send_bw servers on the JVM's in-memory fabric, real
+ * threads, real TCP exchanges), and the conform peer reaches it through a port of the same fabric, as it reaches rxe
+ * through the tunnel. The scenarios a server loop can serve PASS (roce4j keeps the rules), the parts of them a tool
+ * cannot show (the payload, the completions) recorded as not checked; those that need what a tool cannot show SKIP
+ * with the reason naming it.
  */
 class RemoteDutTest
 {
@@ -49,16 +50,20 @@ class RemoteDutTest
         expected.put("responder.last-longer-than-mtu", Verdict.PASS);
         expected.put("responder.duplicate-atomic", Verdict.PASS);
         expected.put("responder.unaligned-atomic", Verdict.PASS);
-        expected.put("responder.psn-sequence-error", Verdict.SKIP);
-        expected.put("responder.duplicate-send", Verdict.SKIP);
+        expected.put("responder.psn-sequence-error", Verdict.PASS);
+        expected.put("responder.duplicate-write", Verdict.PASS);
+        expected.put("responder.duplicate-read", Verdict.SKIP);
+        expected.put("responder.ackreq-answered", Verdict.PASS);
+        expected.put("responder.duplicate-send", Verdict.PASS);
+        expected.put("responder.send-longer-than-receive", Verdict.PASS);
+        expected.put("responder.send-without-receive-rnr", Verdict.PASS);
         expected.put("responder.ud-wrong-qkey-dropped", Verdict.SKIP);
         expected.put("responder.wrong-destination-ip-dropped", Verdict.SKIP);
         expected.put("responder.zero-length-write-bad-rkey", Verdict.PASS);
         expected.put("congestion.cnp-harmless", Verdict.PASS);
         expected.put("requester.lost-ack-retransmit", Verdict.SKIP);
         final Map<String, String> skipWords = Map.of(
-            "responder.psn-sequence-error", "reading the DUT's memory",
-            "responder.duplicate-send", "posting a receive on the DUT",
+            "responder.duplicate-read", "a READ of the DUT's region: ib_write_bw registers it without remote read",
             "responder.ud-wrong-qkey-dropped", "a UD QP on the DUT",
             "responder.wrong-destination-ip-dropped", "the DUT's MAC is not known",
             "requester.lost-ack-retransmit", "the DUT as requester");
@@ -69,11 +74,16 @@ class RemoteDutTest
             Link link = LinkSpecs.open("memory:" + PEER_IP))
         {
             // Both tools on one device would be two ports of one address: ib_atomic_bw's loop gets its own address.
-            try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW))
+            try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW);
+                PerftestServerLoop send = new PerftestServerLoop("10.0.78.4", RemoteTool.SEND_BW))
             {
                 final RemoteDutConfig config = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
-                    tool -> RemoteTool.ATOMIC_BW == tool ? atomic.port() : write.port(), "roce4j", 1,
-                    Duration.ofSeconds(10), WAIT_FLOOR_NS);
+                    tool -> switch (tool)
+                    {
+                        case ATOMIC_BW -> atomic.port();
+                        case SEND_BW -> send.port();
+                        default -> write.port();
+                    }, "roce4j", 1, Duration.ofSeconds(10), WAIT_FLOOR_NS);
                 final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link),
                     PeerProfile.NONE).runAll(scenarios, result -> { });
 
@@ -89,13 +99,25 @@ class RemoteDutTest
                     }
                 }
                 assertTrue(wrong.isEmpty(), String.join("\n", wrong) + "\nserver errors: " + write.errors() +
-                    atomic.errors() + "\nwrite loop's DUT: " + write.counters() + "\natomic loop's DUT: " +
-                    atomic.counters());
+                    atomic.errors() + send.errors() + "\nwrite loop's DUT: " + write.counters() + "\natomic loop's " +
+                    "DUT: " + atomic.counters() + "\nsend loop's DUT: " + send.counters());
                 assertEquals(List.of(), write.errors(), "the write loop's exchanges");
                 assertEquals(List.of(), atomic.errors(), "the atomic loop's exchanges");
-                // Every scenario that connected finished the exchange, so the loop served the next one.
+                assertEquals(List.of(), send.errors(), "the send loop's exchanges");
+                // Every scenario that connected finished the exchange, so the loop served the next one; the send
+                // loop's runs were each ended by the SEND longer than its receives (RemoteDut.finish).
                 assertEquals(2, atomic.awaitServed(2), "ib_atomic_bw loop connections");
-                assertEquals(9, write.awaitServed(9), "ib_write_bw loop connections");
+                assertEquals(11, write.awaitServed(11), "ib_write_bw loop connections");
+                assertEquals(3, send.awaitServed(3), "ib_send_bw loop connections");
+                final ScenarioResult sequence = results.get(List.copyOf(expected.keySet())
+                    .indexOf("responder.psn-sequence-error"));
+                assertEquals(List.of("payload, needs reading the DUT's memory: ib_write_bw does not show it, and " +
+                    "its region has no remote read right to read it back with"), sequence.notChecked());
+                final ScenarioResult duplicateSend = results.get(List.copyOf(expected.keySet())
+                    .indexOf("responder.duplicate-send"));
+                assertEquals(List.of("the receive's completion, needs the DUT's completions: its tool does not " +
+                    "report them", "one receive consumed, needs the DUT's completions: its tool does not report them"),
+                    duplicateSend.notChecked());
                 final ScenarioResult zeroLength = results.get(List.copyOf(expected.keySet())
                     .indexOf("responder.zero-length-write-bad-rkey"));
                 assertTrue(zeroLength.findings().toString().contains("was ACKed, so its QP is alive"),
@@ -123,6 +145,8 @@ class RemoteDutTest
             config.needs(Catalogue.named("responder.invalid-rkey")));
         assertEquals("while :; do ib_atomic_bw -d mlx5_0 -x 3 -p 18516; done",
             config.needs(Catalogue.named("responder.duplicate-atomic")));
+        assertEquals("while :; do ib_send_bw -d mlx5_0 -x 3 -p 18517 -s 64; done",
+            config.needs(Catalogue.named("responder.send-longer-than-receive")));
         assertTrue(config.needs(Catalogue.named("requester.lost-ack-retransmit")).contains("not implemented"));
         for (final Scenario scenario : Catalogue.all())
         {
@@ -136,7 +160,7 @@ class RemoteDutTest
                 assertTrue(null != tool, scenario.name());
             }
         }
-        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW),
+        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW),
             List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
     }
 }

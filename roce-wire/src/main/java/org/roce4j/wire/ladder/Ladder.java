@@ -65,7 +65,9 @@ public record Ladder(String title, String left, String right, List<Arrow> arrows
         /** A rule broken. */
         VIOLATION,
         /** A measurement or remark. */
-        NOTE
+        NOTE,
+        /** A part of the rule that could not be checked against this DUT (what it needs is named). */
+        NOT_CHECKED
     }
 
     /**
