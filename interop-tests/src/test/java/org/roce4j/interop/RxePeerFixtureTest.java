@@ -93,6 +93,24 @@ class RxePeerFixtureTest
     }
 
     @Test
+    void aBackgroundProgramThatDoesNotExitIsReportedWithWhereItSleeps() throws IOException
+    {
+        peer.start("sleeper", "echo napping; sleep 1000");
+
+        final AssertionError stuck = assertThrows(AssertionError.class, () -> peer.waitFor("sleeper",
+            Duration.ofSeconds(2), () -> true, Duration.ofSeconds(1)));
+
+        final String report = stuck.getMessage();
+        assertTrue(report.contains("did not exit within PT1S after the host side finished and was killed"), report);
+        assertTrue(report.contains("napping"), report);
+        assertTrue(report.contains("-- where \"sleeper\" hangs"), report);
+        // the shell and its sleep, asleep in the kernel: state S, with a wchan and a kernel stack
+        assertTrue(report.matches("(?s).*== pid \\d+ \\(sleep\\) state S wchan \\w+.*"), report);
+        assertTrue(report.contains("-- rdma res show qp") && report.contains("-- dmesg (tail)"), report);
+        assertEquals(new RxePeer.Result(0, "still here\n"), peer.run("echo still here"));
+    }
+
+    @Test
     void filesAreCopiedOutByteForByte(@TempDir final Path dir) throws IOException, NoSuchAlgorithmException
     {
         final String sha = peer.runOk("head -c 100000 /dev/urandom >/tmp/random.bin && sha256sum /tmp/random.bin")

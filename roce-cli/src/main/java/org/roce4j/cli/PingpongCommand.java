@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
@@ -133,6 +134,12 @@ public final class PingpongCommand implements Callable<Integer>
         "(default 30000)")
     private long timeoutMs = 30_000;
 
+    @Option(names = "--linger", paramLabel = "ms", description = "after the last iteration, keep the QPs up this " +
+        "long before closing, so that a peer whose last ACK was lost gets it again when it retransmits (the C tools " +
+        "have no closing handshake; rxe retries a retry_cnt of 7 forever). 0 closes at once, as they do " +
+        "(default: ${DEFAULT-VALUE})")
+    private long lingerMs = 500;
+
     /**
      * @return the exit code.
      */
@@ -143,6 +150,10 @@ public final class PingpongCommand implements Callable<Integer>
         try
         {
             final PingpongSettings settings = settings();
+            if (lingerMs < 0)
+            {
+                throw new IllegalArgumentException("--linger " + lingerMs + ": a time is at least 0");
+            }
             link.check();
             if (link.isMemory())
             {
@@ -157,6 +168,7 @@ public final class PingpongCommand implements Callable<Integer>
                     try
                     {
                         side(device, settings, out, null);
+                        linger();
                     }
                     finally
                     {
@@ -172,6 +184,7 @@ public final class PingpongCommand implements Callable<Integer>
                 try
                 {
                     side(device, settings, out, listener);
+                    linger();
                 }
                 finally
                 {
@@ -193,6 +206,22 @@ public final class PingpongCommand implements Callable<Integer>
         }
     }
 
+
+    /**
+     * Keep the device, and so its QPs, up for --linger after a successful run: its engine thread goes on answering,
+     * so a retransmission of a message whose ACK was lost is re-ACKed as a duplicate (IBA 9.7.5.1.3) instead of
+     * falling on a closed device. Seen with ibv_srq_pingpong -q 16 -s 65536 against rxe: the emulated NIC dropped
+     * one of roce4j's last ACKs, roce4j closed, and rxe retransmitted for ever (completer_retry_err growing by 50 a
+     * second) while the tool waited for that send's completion.
+     */
+    private void linger()
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lingerMs);
+        for (long leftNs = deadlineNs - System.nanoTime(); leftNs > 0; leftNs = deadlineNs - System.nanoTime())
+        {
+            LockSupport.parkNanos(leftNs);
+        }
+    }
 
     /**
      * One side: ibv_srq_pingpong's flow with --srq, else ibv_rc/uc/ud_pingpong's.

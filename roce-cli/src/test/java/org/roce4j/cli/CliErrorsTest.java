@@ -22,6 +22,16 @@ class CliErrorsTest
     private static final String NO_SUCH_HOST = "nosuchhost.invalid";
 
     @Test
+    void aNegativeLingerIsRefusedBeforeAnythingRuns()
+    {
+        final Cli.Result pingpong = Cli.run("pingpong", "--linger", "-1", "--link", "udp:127.0.0.1", "-g", "1",
+            "127.0.0.1");
+        assertEquals(PingpongCommand.EXIT_FAILURE, pingpong.exitCode());
+        assertEquals("roce pingpong: --linger -1: a time is at least 0", pingpong.err().strip());
+        assertEquals("", pingpong.out());
+    }
+
+    @Test
     void anUnresolvableServerIsReportedAsGetaddrinfoReportsIt()
     {
         // The name is checked before the link opens, so this spec is never bound.

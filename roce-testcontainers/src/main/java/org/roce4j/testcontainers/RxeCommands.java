@@ -132,7 +132,8 @@ public abstract class RxeCommands
             " && cat " + rc, timeout.plusSeconds(30));
         if (0 != result.exitCode())
         {
-            throw new AssertionError("'" + name + "' did not exit within " + timeout + "; its log:\n" + log(name));
+            throw new AssertionError("'" + name + "' did not exit within " + timeout + "; its log:\n" + log(name) +
+                hangReport(name));
         }
         return Integer.parseInt(result.output().trim());
     }
@@ -174,11 +175,49 @@ public abstract class RxeCommands
             }
             if (System.nanoTime() - Math.min(deadlineNs, graceDeadlineNs) >= 0)
             {
-                final String log = log(name);
+                final String log = log(name) + hangReport(name);
                 kill(name);
                 throw new AssertionError("'" + name + "' did not exit within " + (Long.MAX_VALUE == graceDeadlineNs ?
                     timeout : grace + " after the host side finished") + " and was killed; its log:\n" + log);
             }
+        }
+    }
+
+    /**
+     * Where a program that does not exit is stuck, read before it is killed: each process of its process group
+     * (start runs it under setsid) with its state, wchan and kernel stack ({@code /proc/PID/stack}: the verbs call it
+     * sleeps in, e.g. a QP destroy waiting for rxe's tasks), then rxe's QPs, its packet and retry counters twice a
+     * second apart (is it still retransmitting?) and the kernel log's tail.
+     *
+     * @param name as given to {@link #start(String, String)}.
+     * @return the report, starting with a newline, or a line saying why there is none; never throws.
+     */
+    public String hangReport(final String name)
+    {
+        final Integer pid = backgroundPids.get(name);
+        if (null == pid)
+        {
+            return "\n(no hang report: '" + name + "' was not started or was killed)";
+        }
+        try
+        {
+            // /proc/PID/stat: pid (comm) state ppid pgrp ...; the group's leader is the setsid'd shell.
+            final Result result = run("echo '-- where \"" + name + "\" hangs (process group " + pid + ")'; " +
+                "for d in /proc/[0-9]*; do s=$(cat $d/stat 2>/dev/null) || continue; set -- $s; " +
+                "[ \"$5\" = " + pid + " ] || continue; " +
+                "echo \"== pid ${d#/proc/} $2 state $3 wchan $(cat $d/wchan)\"; cat $d/stack 2>/dev/null; done; " +
+                "echo '-- rdma res show qp'; rdma res show qp 2>&1; " +
+                // twice, a second apart: whether rxe is still retransmitting (sent_pkts, completer_retry_err grow)
+                "h=/sys/class/infiniband/rxe0/ports/1/hw_counters; for t in 0 1; do [ $t = 1 ] && sleep 1; " +
+                "echo \"-- rxe0 counters (t=${t} s): $(cd $h 2>/dev/null && for c in sent_pkts rcvd_pkts " +
+                "completer_retry_err retry_exceeded_err duplicate_request; do printf '%s=%s ' $c $(cat $c); done)\"; " +
+                "done; " +
+                "echo '-- dmesg (tail)'; dmesg 2>&1 | tail -n 20", Duration.ofSeconds(30));
+            return "\n" + result.output();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return "\n(no hang report: " + ex + ")";
         }
     }
 
