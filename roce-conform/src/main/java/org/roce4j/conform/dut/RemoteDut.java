@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
-import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
@@ -16,6 +15,7 @@ import org.roce4j.conform.ConformSkip;
 import org.roce4j.conform.FrameFilter;
 import org.roce4j.conform.Frames;
 import org.roce4j.cm.QpSetup;
+import org.roce4j.cm.oob.RetryDeadline;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
 import org.roce4j.cm.perftest.PerftestSession;
@@ -159,7 +159,7 @@ public final class RemoteDut implements Dut
      */
     private PerftestDest exchange(final PeerQp peer) throws IOException
     {
-        final long deadlineNs = System.nanoTime() + config.connectFor().toNanos();
+        final RetryDeadline retry = RetryDeadline.after(config.connectFor(), RECONNECT_PAUSE_NS);
         while (true)
         {
             try
@@ -169,11 +169,11 @@ public final class RemoteDut implements Dut
             catch (final IOException ex)
             {
                 disconnect();
-                if (System.nanoTime() - deadlineNs >= 0)
+                if (retry.expired())
                 {
                     throw ex;
                 }
-                LockSupport.parkNanos(RECONNECT_PAUSE_NS);
+                retry.pause();
             }
         }
     }
