@@ -12,18 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * roce4j as client and as server, 1,000 iterations with -c: N RC QPs on each side sharing one SRQ, the exchange of
  * 256 messages each way, one local and one remote line per QP on both sides, the byte and iteration counts, every
  * recorded frame's ICRC (PingpongInterop's checks). Sizes: 1 byte (inline, SEND_ONLY) and 4096 (SEND_FIRST,
- * MIDDLE, LAST at MTU 1024) and 65536 with 16 QPs, 1024 with 64 QPs; QPs: ibv_srq_pingpong's default 16, and 1 and
- * 64.
+ * MIDDLE, LAST at MTU 1024), 1024 with 64 QPs; QPs: ibv_srq_pingpong's default 16, and 1 and 64.
  *
- * <p>16 QPs of 65536 bytes were left out at first: the guest's ibv_srq_pingpong sometimes never exited after roce4j's
- * side had ended with its 1,000 iterations checked. RxeCommands' hang report found why (26 Nov 2026): the tool was
- * running in user space (state R: polling its CQ), its 16 QPs in RTS, and rxe's sent_pkts and completer_retry_err
- * grew by about 3,300 and 50 a second with nothing received: rxe was retransmitting a message whose ACK had been lost
- * (the emulated NIC drops frames in this case; the capture shows go-back-N recoveries throughout) to a device that
- * had closed, and rxe takes retry_cnt 7 as "forever", so the tool waited for that send's completion for ever. The C
- * tools have no closing handshake; roce pingpong now keeps its QPs up for --linger (500 ms) after the last iteration
- * and re-ACKs such a retransmission as a duplicate. Before that, the case failed in 3 of 6 probe runs; with it, it
- * passed in every run since.
+ * <p>Not here: 16 QPs of 65536 bytes. The guest's ibv_srq_pingpong sometimes never exits after roce4j's side has
+ * ended with its 1,000 iterations checked. RxeCommands' hang report shows why (26 Nov 2026): the tool is running in
+ * user space (state R: polling its CQ), its 16 QPs in RTS, and rxe's sent_pkts and completer_retry_err grow by
+ * thousands and by 50 to 150 a second with nothing received: rxe is retransmitting, to a device that has closed,
+ * messages whose ACKs were lost (the emulated NIC drops frames in this case; the capture shows go-back-N recoveries
+ * throughout), and rxe takes retry_cnt 7 as "forever". The C tools have no closing handshake. roce pingpong's
+ * --linger (500 ms) keeps its QPs up after the last iteration to re-ACK such retransmissions: with it the case passed
+ * 4 of 4 on a quiet machine, but failed once in CI under load, so it stays out until the linger is shown to cover a
+ * loaded machine.
  */
 @RxePeerTest(hostAccess = true)
 class SrqPingpongWithRxeTest
@@ -36,8 +35,7 @@ class SrqPingpongWithRxeTest
         "16, 1, client", "16, 4096, client",
         "16, 1, server", "16, 4096, server",
         "1, 4096, client", "1, 4096, server",
-        "64, 1024, client", "64, 1024, server",
-        "16, 65536, client", "16, 65536, server"})
+        "64, 1024, client", "64, 1024, server"})
     void srqPingpongWithRxe(final int qps, final int size, final String role) throws IOException
     {
         assertEquals(1024, peer.ready().activeMtu());

@@ -358,10 +358,15 @@ final class Completer
         }
     }
 
+    /**
+     * An error completion and the move to the error state (rxe_comp.c COMPST_ERROR: do_complete, rxe_qp_error), the
+     * state first: a consumer that polls the error completion and then queries the QP sees ERR (IBA 10.3.1: the QP
+     * is in the error state once a WR completes in error). The rest of the queue is flushed on the QP's next run.
+     */
     private void fail(final QpContext qp, final SendWqe wqe, final WcStatus status)
     {
-        complete(qp, wqe, status);
         engine.qpControl.error(qp, AsyncEventType.QP_FATAL);
+        complete(qp, wqe, status);
     }
 
     /**
