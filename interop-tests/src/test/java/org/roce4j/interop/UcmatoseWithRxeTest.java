@@ -65,11 +65,9 @@ class UcmatoseWithRxeTest
         assertEquals(0, rxeExit, "ucmatose (server) failed\n" + context);
         GuestCmTools.assertInOrder(SERVER_LINES, rxeLog, context);
         final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
-        assertEquals(connections, cm.get(CmAttribute.CONNECT_REQUEST), "one REQ a connection\n" + cm);
-        assertEquals(connections, cm.get(CmAttribute.CONNECT_REPLY), cm.toString());
-        assertEquals(connections, cm.get(CmAttribute.READY_TO_USE), cm.toString());
-        assertEquals(connections, cm.get(CmAttribute.DISCONNECT_REQUEST), "rxe's server disconnects\n" + cm);
-        assertEquals(connections, cm.get(CmAttribute.DISCONNECT_REPLY), cm.toString());
+        // At least one of each per connection; more is a CM retransmission on a loaded machine (counted, printed).
+        assertAtLeast(connections, cm, CmAttribute.CONNECT_REQUEST, CmAttribute.CONNECT_REPLY,
+            CmAttribute.READY_TO_USE, CmAttribute.DISCONNECT_REQUEST, CmAttribute.DISCONNECT_REPLY);
         CmCaptures.report("ucmatose-interop", name, start, cm);
     }
 
@@ -103,8 +101,7 @@ class UcmatoseWithRxeTest
         GuestCmTools.assertInOrder(CLIENT_LINES, rxeLog.substring(lastTry), context);
         final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertTrue(cm.get(CmAttribute.CONNECT_REPLY) >= connections, cm.toString());
-        assertEquals(connections, cm.get(CmAttribute.DISCONNECT_REQUEST), "roce4j's server disconnects\n" + cm);
-        assertEquals(connections, cm.get(CmAttribute.DISCONNECT_REPLY), cm.toString());
+        assertAtLeast(connections, cm, CmAttribute.DISCONNECT_REQUEST, CmAttribute.DISCONNECT_REPLY);
         CmCaptures.report("ucmatose-interop", name, start, cm);
     }
 
@@ -133,9 +130,7 @@ class UcmatoseWithRxeTest
         GuestCmTools.assertInOrder(List.of("rdma_server: start", "rdma_server: end 0"), rxeLog, context);
         assertFalse(rxeLog.contains("IBV_SEND_INLINE"), "rxe grants 16 bytes inline\n" + context);
         final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
-        assertEquals(1, cm.get(CmAttribute.CONNECT_REQUEST), "one REQ\n" + cm);
-        assertEquals(1, cm.get(CmAttribute.READY_TO_USE), cm.toString());
-        assertTrue(cm.get(CmAttribute.DISCONNECT_REQUEST) >= 1, cm.toString());
+        assertAtLeast(1, cm, CmAttribute.CONNECT_REQUEST, CmAttribute.READY_TO_USE, CmAttribute.DISCONNECT_REQUEST);
         CmCaptures.report("rdma-server-client-interop", name, start, cm);
     }
 
@@ -198,5 +193,18 @@ class UcmatoseWithRxeTest
     {
         return name + ":\n--- roce (stdout):\n" + roce.out() + "--- roce (stderr):\n" + roce.err() +
             "--- guest:\n" + rxeLog;
+    }
+
+    /**
+     * Each attribute seen at least {@code times} in the recording. The kernel CM and roce4j's both retransmit a MAD
+     * whose answer is late (an RTU or DREQ twice was seen once in CI), which is the CM working, not failing.
+     */
+    private static void assertAtLeast(final int times, final Map<CmAttribute, Integer> cm,
+        final CmAttribute... attributes)
+    {
+        for (final CmAttribute attribute : attributes)
+        {
+            assertTrue(cm.get(attribute) >= times, attribute + " at least " + times + "\n" + cm);
+        }
     }
 }
