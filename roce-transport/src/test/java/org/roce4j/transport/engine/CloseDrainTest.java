@@ -58,7 +58,7 @@ class CloseDrainTest
 
         peer.engine.onClose();
 
-        final ScriptedPeer.Sent ack = peer.onlySent();
+        final SentPacket ack = peer.onlySent();
         assertEquals(Opcode.RC_ACKNOWLEDGE, ack.opcode(), ack.toString());
         assertEquals(PEER_QPN, ack.destQp(), ack.toString());
         assertEquals(RQ_PSN + 2, ack.psn(), "one ACK for all three (IBA 9.7.5.1.1): " + ack);

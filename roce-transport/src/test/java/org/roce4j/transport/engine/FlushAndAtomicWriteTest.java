@@ -58,7 +58,7 @@ class FlushAndAtomicWriteTest
         return ScriptedPeer.rc(attr -> attr.qpAccessFlags = QP_ACCESS);
     }
 
-    private static void assertZeroLengthReadResponse(final ScriptedPeer.Sent sent, final int psn, final int msn)
+    private static void assertZeroLengthReadResponse(final SentPacket sent, final int psn, final int msn)
     {
         assertEquals(Opcode.RC_RDMA_READ_RESPONSE_ONLY, sent.opcode(), sent.toString());
         assertEquals(PEER_QPN, sent.destQp(), sent.toString());
@@ -70,7 +70,7 @@ class FlushAndAtomicWriteTest
 
     private static void assertNak(final ScriptedPeer peer, final int psn, final AethHeader.NakCode code)
     {
-        final ScriptedPeer.Sent nak = peer.onlySent();
+        final SentPacket nak = peer.onlySent();
         assertEquals(Opcode.RC_ACKNOWLEDGE, nak.opcode(), nak.toString());
         assertEquals(psn, nak.psn(), nak.toString());
         assertEquals(code.syndrome(), nak.syndrome(), nak.toString());
@@ -313,7 +313,7 @@ class FlushAndAtomicWriteTest
         peer.post(w -> w.wrId(1).opcode(WrOpcode.FLUSH).flags(SendFlags.SIGNALED)
             .remote(REMOTE_VA, REMOTE_RKEY).flush(4096, FethHeader.PLACEMENT_GLOBAL, FethHeader.SELECTIVITY_MR));
 
-        final ScriptedPeer.Sent request = peer.onlySent();
+        final SentPacket request = peer.onlySent();
         assertEquals(Opcode.RC_FLUSH, request.opcode());
         assertEquals(SQ_PSN, request.psn());
         assertTrue(request.ackReq());
@@ -338,7 +338,7 @@ class FlushAndAtomicWriteTest
         peer.post(w -> w.wrId(2).opcode(WrOpcode.ATOMIC_WRITE).flags(SendFlags.SIGNALED)
             .remote(REMOTE_VA, REMOTE_RKEY).atomicWrite(0x0102_0304_0506_0708L));
 
-        final ScriptedPeer.Sent request = peer.onlySent();
+        final SentPacket request = peer.onlySent();
         assertEquals(Opcode.RC_ATOMIC_WRITE, request.opcode());
         assertTrue(request.ackReq());
         assertEquals(REMOTE_VA, request.va());
@@ -365,7 +365,7 @@ class FlushAndAtomicWriteTest
         assertEquals(1, peer.counter(TransportCounter.ORD_STALLS));
 
         peer.deliver(peer.readResponse(Opcode.RC_RDMA_READ_RESPONSE_ONLY, SQ_PSN, new byte[0]));
-        final List<ScriptedPeer.Sent> next = peer.sent();
+        final List<SentPacket> next = peer.sent();
         assertEquals(1, next.size());
         assertEquals(SQ_PSN + 1, next.get(0).psn());
 
@@ -413,10 +413,10 @@ class FlushAndAtomicWriteTest
         final ScriptedPeer peer = ScriptedPeer.rc();
         peer.post(w -> w.wrId(1).opcode(WrOpcode.ATOMIC_WRITE).flags(SendFlags.SIGNALED)
             .remote(REMOTE_VA, REMOTE_RKEY).atomicWrite(7));
-        final ScriptedPeer.Sent first = peer.onlySent();
+        final SentPacket first = peer.onlySent();
 
         peer.advanceClockTo(peer.engine.earliestDeadlineNs());
-        final ScriptedPeer.Sent retry = peer.onlySent();
+        final SentPacket retry = peer.onlySent();
 
         // rxe req_retry sets wqe->iova only for READ/WRITE/atomic WQEs and resends these with VA 0; the same
         // request goes out again here.

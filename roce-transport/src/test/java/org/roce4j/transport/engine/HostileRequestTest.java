@@ -42,7 +42,7 @@ class HostileRequestTest
     /** A region whose last byte is the last address of the 64-bit space: IOVA 2^64 - 4096. */
     private static final long TOP_IOVA = -4096L;
 
-    private static void assertAck(final ScriptedPeer.Sent sent, final int psn, final int syndrome)
+    private static void assertAck(final SentPacket sent, final int psn, final int syndrome)
     {
         assertEquals(Opcode.RC_ACKNOWLEDGE, sent.opcode(), sent.toString());
         assertEquals(psn, sent.psn(), sent.toString());
@@ -141,7 +141,7 @@ class HostileRequestTest
             target.rkey(), 64, true);
         peer.deliver(write);
         peer.deliver(write);
-        final List<ScriptedPeer.Sent> acks = peer.sent();
+        final List<SentPacket> acks = peer.sent();
         assertEquals(2, acks.size(), acks.toString());
         assertAck(acks.get(0), P + 1, AethHeader.SYNDROME_ACK_UNLIMITED);
         assertAck(acks.get(1), P + 1, AethHeader.SYNDROME_ACK_UNLIMITED);
@@ -302,7 +302,7 @@ class HostileRequestTest
 
         // Before the fix the bounds check computed va + length = 0 and NAKed (issue 13 #6).
         peer.deliver(peer.read(P, -256L, top.rkey(), 256));
-        final ScriptedPeer.Sent response = peer.onlySent();
+        final SentPacket response = peer.onlySent();
         assertEquals(Opcode.RC_RDMA_READ_RESPONSE_ONLY, response.opcode());
         assertArrayEquals(ScriptedPeer.slice(pattern(4096, 11), 4096 - 256, 256), response.payload());
 

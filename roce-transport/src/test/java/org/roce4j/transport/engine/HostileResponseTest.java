@@ -254,10 +254,10 @@ class HostileResponseTest
         peer.assertAnomalies(Map.of(TransportCounter.QP_ERRORS, 1L, TransportCounter.ERROR_COMPLETIONS, 2L));
     }
 
-    private static List<Integer> psns(final List<ScriptedPeer.Sent> sent)
+    private static List<Integer> psns(final List<SentPacket> sent)
     {
         final List<Integer> out = new ArrayList<>();
-        for (final ScriptedPeer.Sent s : sent)
+        for (final SentPacket s : sent)
         {
             out.add(s.psn());
         }

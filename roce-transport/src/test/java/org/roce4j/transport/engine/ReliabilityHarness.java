@@ -2,7 +2,6 @@ package org.roce4j.transport.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayDeque;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -11,13 +10,8 @@ import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.Mtu;
-import org.roce4j.ib.QpAttrMask;
-import org.roce4j.ib.QpAttributes;
-import org.roce4j.ib.QpCapabilities;
 import org.roce4j.ib.QpState;
-import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WcOpcode;
 import org.roce4j.ib.WcStatus;
@@ -43,9 +37,12 @@ final class ReliabilityHarness
     static final int MAX_SEND = 64 * 1024;
     /** Largest WRITE or READ. */
     static final int MAX_RDMA = 1024 * 1024;
-    private static final int IN_FLIGHT = 8;
-    private static final int RECEIVES = 16;
-    private static final int PATTERN = 2 * MAX_RDMA;
+    /** Work requests each QP pair keeps outstanding. */
+    static final int IN_FLIGHT = 8;
+    /** Receives each responder QP keeps posted. */
+    static final int RECEIVES = 16;
+    /** Bytes of the random pattern every payload is cut from. */
+    static final int PATTERN = 2 * MAX_RDMA;
 
     /** Longest a run over kernel links (system clock) may take before it fails instead of hanging. */
     private static final long WALL_LIMIT_NS = 120_000_000_000L;
@@ -58,7 +55,7 @@ final class ReliabilityHarness
     final Link linkB;
     final RoceEngine a;
     final RoceEngine b;
-    private final Pair[] pairs;
+    private final ReliabilityPair[] pairs;
     private final SplittableRandom random;
     private final UnsafeBuffer pattern;
     private final WorkCompletion[] wcs = new WorkCompletion[64];
@@ -67,25 +64,6 @@ final class ReliabilityHarness
     private long receivesWithheldUntilNs;
     private long withholdPeriodNs;
     private long bytesMoved;
-
-    /** What one QP pair has outstanding and expects. */
-    private static final class Pair
-    {
-        QpContext qpA;
-        QpContext qpB;
-        CompletionRing sendCq;
-        CompletionRing recvCq;
-        MemoryRegionEntry source;
-        MemoryRegionEntry landing;
-        MemoryRegionEntry remote;
-        MemoryRegionEntry receive;
-        final ArrayDeque<long[]> outstanding = new ArrayDeque<>();
-        final ArrayDeque<long[]> expectedReceives = new ArrayDeque<>();
-        final boolean[] slotBusy = new boolean[IN_FLIGHT];
-        long counter;
-        int receivesPosted;
-        long nextReceiveId;
-    }
 
     /**
      * Two engines over the in-memory fabric on a simulated clock.
@@ -167,10 +145,10 @@ final class ReliabilityHarness
         {
             wcs[i] = new WorkCompletion();
         }
-        pairs = new Pair[qpPairs];
+        pairs = new ReliabilityPair[qpPairs];
         for (int p = 0; p < qpPairs; p++)
         {
-            pairs[p] = connect(mtu);
+            pairs[p] = ReliabilityPair.connect(a, b, mtu, pattern, random);
         }
     }
 
@@ -245,61 +223,6 @@ final class ReliabilityHarness
         receivesWithheldUntilNs = clock.nanoTime() + periodNs;
     }
 
-    private Pair connect(final Mtu mtu)
-    {
-        final Pair pair = new Pair();
-        final QpCapabilities caps = new QpCapabilities();
-        caps.maxSendWr = IN_FLIGHT;
-        caps.maxRecvWr = RECEIVES;
-        caps.maxSendSge = 2;
-        caps.maxRecvSge = 1;
-        pair.sendCq = new CompletionRing(1, 256);
-        pair.recvCq = new CompletionRing(2, 256);
-        final CompletionRing unusedA = new CompletionRing(3, 16);
-        final CompletionRing unusedB = new CompletionRing(4, 16);
-        pair.qpA = a.createQp(QpType.RC, 1, caps, pair.sendCq, unusedA, null, false);
-        pair.qpB = b.createQp(QpType.RC, 1, caps, unusedB, pair.recvCq, null, false);
-        final int all = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
-            AccessFlags.REMOTE_ATOMIC;
-        pair.source = EnginePair.register(a, IN_FLIGHT * MAX_RDMA, all);
-        pair.landing = EnginePair.register(a, IN_FLIGHT * MAX_RDMA, all);
-        pair.remote = EnginePair.register(b, IN_FLIGHT * MAX_RDMA + PATTERN + 8, all);
-        pair.receive = EnginePair.register(b, RECEIVES * MAX_SEND, all);
-        pair.remote.memory().putBytes(IN_FLIGHT * MAX_RDMA, pattern, 0, PATTERN);
-        final int psnA = random.nextInt(0x100_0000);
-        final int psnB = random.nextInt(0x100_0000);
-        bringUp(a, pair.qpA, pair.qpB.qpn(), b, psnA, psnB, mtu);
-        bringUp(b, pair.qpB, pair.qpA.qpn(), a, psnB, psnA, mtu);
-        return pair;
-    }
-
-    private static void bringUp(
-        final RoceEngine local, final QpContext qp, final int remoteQpn, final RoceEngine remote, final int sqPsn,
-        final int rqPsn, final Mtu mtu)
-    {
-        final QpAttributes attr = new QpAttributes();
-        attr.qpState = QpState.INIT;
-        attr.qpAccessFlags = AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC;
-        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.ACCESS_FLAGS);
-        attr.qpState = QpState.RTR;
-        attr.pathMtu = mtu;
-        attr.destQpNum = remoteQpn;
-        attr.rqPsn = rqPsn;
-        attr.maxDestRdAtomic = 4;
-        attr.minRnrTimer = 1;
-        attr.ahAttr.dgid(remote.gidHigh(1), remote.gidLow(1)).sgidIndex(1);
-        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
-            QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
-        attr.qpState = QpState.RTS;
-        attr.sqPsn = sqPsn;
-        attr.timeout = 10;
-        attr.retryCnt = 7;
-        attr.rnrRetry = 7;
-        attr.maxRdAtomic = 4;
-        local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.SQ_PSN | QpAttrMask.TIMEOUT | QpAttrMask.RETRY_CNT |
-            QpAttrMask.RNR_RETRY | QpAttrMask.MAX_QP_RD_ATOMIC);
-    }
-
     /**
      * Run until {@code operations} work requests completed.
      *
@@ -334,7 +257,7 @@ final class ReliabilityHarness
             }
             everyCycle.accept(cycle);
             int work = 0;
-            for (final Pair pair : pairs)
+            for (final ReliabilityPair pair : pairs)
             {
                 work += postReceives(pair);
                 if (posted < operations)
@@ -344,7 +267,7 @@ final class ReliabilityHarness
             }
             work += a.doWork();
             work += b.doWork();
-            for (final Pair pair : pairs)
+            for (final ReliabilityPair pair : pairs)
             {
                 work += pollSends(pair);
                 work += pollReceives(pair);
@@ -387,7 +310,7 @@ final class ReliabilityHarness
         clock.update(Math.max(now + 1, next));
     }
 
-    private int postReceives(final Pair pair)
+    private int postReceives(final ReliabilityPair pair)
     {
         if (withholdPeriodNs > 0)
         {
@@ -416,7 +339,7 @@ final class ReliabilityHarness
         return n;
     }
 
-    private int postOperations(final Pair pair, final long operations)
+    private int postOperations(final ReliabilityPair pair, final long operations)
     {
         int n = 0;
         while (posted < operations && pair.outstanding.size() < IN_FLIGHT)
@@ -436,62 +359,11 @@ final class ReliabilityHarness
         return n;
     }
 
-    private int size(final int max)
-    {
-        final int bucket = random.nextInt(100);
-        if (bucket < 5)
-        {
-            return 0;
-        }
-        if (bucket < 70)
-        {
-            return 1 + random.nextInt(Math.min(max, 256));
-        }
-        if (bucket < 90)
-        {
-            return 1 + random.nextInt(Math.min(max, 8192));
-        }
-        if (bucket < 99)
-        {
-            return 1 + random.nextInt(Math.min(max, 65536));
-        }
-        return 1 + random.nextInt(max);
-    }
-
-    private void postOne(final Pair pair, final int slot, final long id)
+    private void postOne(final ReliabilityPair pair, final int slot, final long id)
     {
         pair.slotBusy[slot] = true;
-        final int choice = random.nextInt(100);
-        final WrOpcode op;
-        if (choice < 25)
-        {
-            op = WrOpcode.SEND;
-        }
-        else if (choice < 35)
-        {
-            op = WrOpcode.SEND_WITH_IMM;
-        }
-        else if (choice < 55)
-        {
-            op = WrOpcode.RDMA_WRITE;
-        }
-        else if (choice < 65)
-        {
-            op = WrOpcode.RDMA_WRITE_WITH_IMM;
-        }
-        else if (choice < 85)
-        {
-            op = WrOpcode.RDMA_READ;
-        }
-        else if (choice < 93)
-        {
-            op = WrOpcode.ATOMIC_FETCH_AND_ADD;
-        }
-        else
-        {
-            op = WrOpcode.ATOMIC_CMP_AND_SWP;
-        }
-        final int length = op.isAtomic() ? 8 : size(op.isSend() ? MAX_SEND : MAX_RDMA);
+        final WrOpcode op = OperationMix.opcode(random);
+        final int length = op.isAtomic() ? 8 : OperationMix.length(random, op.isSend() ? MAX_SEND : MAX_RDMA);
         final long slotOffset = (long)slot * MAX_RDMA;
         final int patternOffset = random.nextInt(PATTERN - Math.max(length, 8));
         final long immediate = id & 0x7FFF_FFFFL;
@@ -549,7 +421,7 @@ final class ReliabilityHarness
         pair.outstanding.addLast(new long[] {id, op.ordinal(), length, patternOffset, slot, expectedOriginal});
     }
 
-    private int pollSends(final Pair pair)
+    private int pollSends(final ReliabilityPair pair)
     {
         final int n = pair.sendCq.poll(wcs, 0, wcs.length);
         for (int i = 0; i < n; i++)
@@ -572,7 +444,7 @@ final class ReliabilityHarness
         return n;
     }
 
-    private void verifySend(final Pair pair, final long[] op)
+    private void verifySend(final ReliabilityPair pair, final long[] op)
     {
         final WrOpcode opcode = WrOpcode.values()[(int)op[1]];
         final int length = (int)op[2];
@@ -598,7 +470,7 @@ final class ReliabilityHarness
         bytesMoved += length;
     }
 
-    private int pollReceives(final Pair pair)
+    private int pollReceives(final ReliabilityPair pair)
     {
         final int n = pair.recvCq.poll(wcs, 0, wcs.length);
         for (int i = 0; i < n; i++)
@@ -667,7 +539,7 @@ final class ReliabilityHarness
      */
     void verifyQuiet()
     {
-        for (final Pair pair : pairs)
+        for (final ReliabilityPair pair : pairs)
         {
             if (!pair.outstanding.isEmpty() || !pair.expectedReceives.isEmpty())
             {

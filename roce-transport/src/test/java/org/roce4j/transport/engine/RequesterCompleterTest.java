@@ -63,7 +63,7 @@ class RequesterCompleterTest
         {
             postSend(peer, i + 1, mr, i * 100, 100);
         }
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(List.of(S, S + 1, S + 2), psns(sent));
         for (int i = 0; i < 3; i++)
         {
@@ -102,7 +102,7 @@ class RequesterCompleterTest
         peer.deliver(peer.nak(S + 1, AethHeader.NakCode.PSN_SEQUENCE_ERROR));
 
         assertCompletions(peer.sendCompletions(), 1, WcStatus.SUCCESS);
-        final List<ScriptedPeer.Sent> resent = peer.sent();
+        final List<SentPacket> resent = peer.sent();
         assertEquals(List.of(S + 1, S + 2), psns(resent));
         assertArrayEquals(sentPattern(100, 100), resent.get(0).payload());
         assertArrayEquals(sentPattern(200, 100), resent.get(1).payload());
@@ -126,14 +126,14 @@ class RequesterCompleterTest
         final ScriptedPeer peer = ScriptedPeer.rc();
         final MemoryRegionEntry mr = local(peer);
         post(peer, opcode, 1, mr, 0, 4 * MTU_BYTES, SendFlags.SIGNALED);
-        final List<ScriptedPeer.Sent> first = peer.sent();
+        final List<SentPacket> first = peer.sent();
         assertEquals(List.of(S, S + 1, S + 2, S + 3), psns(first));
         assertEquals(WrOpcode.SEND == opcode ? -1 : 4 * MTU_BYTES, first.get(0).dmaLength(),
             "RETH on the FIRST packet of a WRITE only");
 
         peer.deliver(peer.nak(S + nakOffset, AethHeader.NakCode.PSN_SEQUENCE_ERROR));
 
-        final List<ScriptedPeer.Sent> resent = peer.sent();
+        final List<SentPacket> resent = peer.sent();
         assertEquals(4 - nakOffset, resent.size(), resent.toString());
         assertEquals(firstResent, resent.get(0).opcode());
         for (int i = 0; i < resent.size(); i++)
@@ -169,12 +169,12 @@ class RequesterCompleterTest
             postFetchAdd(peer, 1, mr, 64 * 1024);
         }
         postSend(peer, 2, mr, 0, 50);
-        final List<ScriptedPeer.Sent> original = peer.sent();
+        final List<SentPacket> original = peer.sent();
         assertEquals(List.of(S, S + 1), psns(original));
 
         peer.deliver(peer.ack(S + 1, ACK));
 
-        final List<ScriptedPeer.Sent> resent = peer.sent();
+        final List<SentPacket> resent = peer.sent();
         assertEquals(List.of(S, S + 1), psns(resent));
         assertEquals(original.get(0).opcode(), resent.get(0).opcode());
         assertEquals(original.get(0).va(), resent.get(0).va());
@@ -211,12 +211,12 @@ class RequesterCompleterTest
         {
             postFetchAdd(peer, 1, mr, 64 * 1024);
         }
-        final ScriptedPeer.Sent original = peer.onlySent();
+        final SentPacket original = peer.onlySent();
 
         peer.deliver(peer.ack(S, ACK));
 
         // The ACK carries no READ data / original value: the request must be sent again, not skipped.
-        final ScriptedPeer.Sent resent = peer.onlySent();
+        final SentPacket resent = peer.onlySent();
         assertEquals(original.opcode(), resent.opcode());
         assertEquals(S, resent.psn());
         assertEquals(0, peer.sendCompletions().size());
@@ -236,7 +236,7 @@ class RequesterCompleterTest
         final MemoryRegionEntry mr = local(peer);
         final int length = 3 * MTU_BYTES - 20;
         postRead(peer, 1, mr, 64 * 1024, length, 0);
-        final ScriptedPeer.Sent request = peer.onlySent();
+        final SentPacket request = peer.onlySent();
         assertSent(request, Opcode.RC_RDMA_READ_REQUEST, S);
         assertEquals(REMOTE_VA, request.va());
         assertEquals(REMOTE_RKEY, request.rkey());
@@ -272,7 +272,7 @@ class RequesterCompleterTest
 
         peer.advanceClockTo(peer.engine.earliestDeadlineNs());
 
-        final ScriptedPeer.Sent retry = peer.onlySent();
+        final SentPacket retry = peer.onlySent();
         assertSent(retry, Opcode.RC_RDMA_READ_REQUEST, S + 1);
         assertEquals(REMOTE_VA + MTU_BYTES, retry.va(), "rxe req_retry: resume npsn * mtu bytes in");
         assertEquals(2 * MTU_BYTES, retry.dmaLength());

@@ -142,7 +142,7 @@ class RequesterFlowTest
         final MemoryRegionEntry mr = local(peer);
         postSend(peer, 1, mr, 0, 4 * MTU_BYTES);
 
-        final List<ScriptedPeer.Sent> firstTwo = peer.sent();
+        final List<SentPacket> firstTwo = peer.sent();
         assertEquals(List.of(S, S + 1), psns(firstTwo));
         assertEquals(Opcode.RC_SEND_FIRST, firstTwo.get(0).opcode());
         assertEquals(Opcode.RC_SEND_MIDDLE, firstTwo.get(1).opcode());
@@ -150,7 +150,7 @@ class RequesterFlowTest
 
         // An ACK inside the message (as for an AckReq every N packets) opens the window without completing it.
         peer.deliver(peer.ack(S + 1, ACK));
-        final List<ScriptedPeer.Sent> rest = peer.sent();
+        final List<SentPacket> rest = peer.sent();
         assertEquals(List.of(S + 2, S + 3), psns(rest));
         assertEquals(Opcode.RC_SEND_MIDDLE, rest.get(0).opcode());
         assertEquals(Opcode.RC_SEND_LAST, rest.get(1).opcode());
@@ -176,7 +176,7 @@ class RequesterFlowTest
         assertEquals(t0 + timeoutNs, peer.engine.earliestDeadlineNs());
         peer.advanceClockTo(t0 + timeoutNs);
 
-        final List<ScriptedPeer.Sent> resent = peer.sent();
+        final List<SentPacket> resent = peer.sent();
         assertEquals(List.of(S, S + 1), psns(resent));
         assertEquals(Opcode.RC_SEND_FIRST, resent.get(0).opcode());
         peer.deliver(peer.ack(S + 1, ACK));
@@ -222,7 +222,7 @@ class RequesterFlowTest
         postSend(peer, 1, mr, 0, 10 * MTU_BYTES);
         postSend(peer, 2, mr, 0, 2 * MTU_BYTES);
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(12, sent.size());
         final List<Integer> withAckReq = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++)
@@ -245,7 +245,7 @@ class RequesterFlowTest
         final MemoryRegionEntry mr = local(peer);
         postSend(peer, 1, mr, 0, 5 * MTU_BYTES);
 
-        List<ScriptedPeer.Sent> sent = peer.sent();
+        List<SentPacket> sent = peer.sent();
         assertEquals(List.of(S, S + 1, S + 2), psns(sent));
         assertFalse(sent.get(0).ackReq());
         assertFalse(sent.get(1).ackReq());
@@ -268,7 +268,7 @@ class RequesterFlowTest
         final MemoryRegionEntry mr = peer.mr(130 * MTU_BYTES, AccessFlags.LOCAL_WRITE);
         postSend(peer, 1, mr, 0, 130 * MTU_BYTES);
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(130, sent.size());
         final List<Integer> withAckReq = new ArrayList<>();
         for (int i = 0; i < sent.size(); i++)
@@ -297,7 +297,7 @@ class RequesterFlowTest
         post(peer, opcode, 1, mr, 0, packets * MTU_BYTES - 8,
             SendFlags.SIGNALED | (solicited ? SendFlags.SOLICITED : 0));
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(packets, sent.size());
         final boolean seExpected = solicited && WrOpcode.RDMA_WRITE != opcode;
         for (int i = 0; i < packets - 1; i++)

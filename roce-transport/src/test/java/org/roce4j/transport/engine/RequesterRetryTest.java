@@ -59,7 +59,7 @@ class RequesterRetryTest
         peer.advanceClockTo(t0 + waitNs - 1);
         assertEquals(List.of(), peer.sent());
         peer.advanceClockTo(t0 + waitNs);
-        final ScriptedPeer.Sent resent = peer.onlySent();
+        final SentPacket resent = peer.onlySent();
         assertSent(resent, Opcode.RC_SEND_ONLY, S);
         assertArrayEquals(sentPattern(0, 100), resent.payload());
         peer.assertAnomalies(Map.of(TransportCounter.NAK_RNR_RECEIVED, 1L, TransportCounter.RNR_RETRIES, 1L,
@@ -216,7 +216,7 @@ class RequesterRetryTest
         assertEquals(List.of(), peer.sent());
         peer.advanceClockTo(t0 + timeoutNs);
 
-        final ScriptedPeer.Sent resent = peer.onlySent();
+        final SentPacket resent = peer.onlySent();
         assertSent(resent, Opcode.RC_SEND_ONLY, S);
         assertArrayEquals(sentPattern(0, 100), resent.payload());
         assertEquals(t0 + 2 * timeoutNs, peer.engine.earliestDeadlineNs(), "re-armed by the retransmission");
@@ -277,7 +277,7 @@ class RequesterRetryTest
         List<WorkCompletion> done = List.of();
         for (int round = 0; round < 20 && done.isEmpty(); round++)
         {
-            for (final ScriptedPeer.Sent s : peer.sent())
+            for (final SentPacket s : peer.sent())
             {
                 transmissionsOfFirst += S == s.psn() ? 1 : 0;
             }

@@ -67,17 +67,17 @@ final class RequesterScript
             .remote(REMOTE_VA, REMOTE_RKEY).atomic(1, 0).sgl().add(mr.iova() + localOffset, 8, mr.lkey()));
     }
 
-    static void assertSent(final ScriptedPeer.Sent sent, final Opcode opcode, final int psn)
+    static void assertSent(final SentPacket sent, final Opcode opcode, final int psn)
     {
         assertEquals(opcode, sent.opcode(), sent.toString());
         assertEquals(psn, sent.psn(), sent.toString());
         assertEquals(PEER_QPN, sent.destQp(), sent.toString());
     }
 
-    static List<Integer> psns(final List<ScriptedPeer.Sent> sent)
+    static List<Integer> psns(final List<SentPacket> sent)
     {
         final List<Integer> out = new ArrayList<>();
-        for (final ScriptedPeer.Sent s : sent)
+        for (final SentPacket s : sent)
         {
             out.add(s.psn());
         }

@@ -41,7 +41,7 @@ class ResponderAckAndDuplicateTest
     private static final int REMOTE = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
         AccessFlags.REMOTE_ATOMIC;
 
-    private static void assertAck(final ScriptedPeer.Sent sent, final int psn, final int syndrome, final int msn)
+    private static void assertAck(final SentPacket sent, final int psn, final int syndrome, final int msn)
     {
         assertEquals(Opcode.RC_ACKNOWLEDGE, sent.opcode(), sent.toString());
         assertEquals(PEER_QPN, sent.destQp(), sent.toString());
@@ -51,7 +51,7 @@ class ResponderAckAndDuplicateTest
     }
 
     private static void assertReadResponse(
-        final ScriptedPeer.Sent sent, final Opcode opcode, final int psn, final int msn, final byte[] payload)
+        final SentPacket sent, final Opcode opcode, final int psn, final int msn, final byte[] payload)
     {
         assertEquals(opcode, sent.opcode(), sent.toString());
         assertEquals(PEER_QPN, sent.destQp(), sent.toString());
@@ -191,7 +191,7 @@ class ResponderAckAndDuplicateTest
             peer.send(Opcode.RC_SEND_ONLY, RQ_PSN + 1, pattern(10, 1), true),
             peer.send(Opcode.RC_SEND_ONLY, RQ_PSN + 2, pattern(10, 2), true));
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(3, sent.size(), sent.toString());
         for (int i = 0; i < 3; i++)
         {
@@ -212,7 +212,7 @@ class ResponderAckAndDuplicateTest
             peer.send(Opcode.RC_SEND_ONLY, RQ_PSN, pattern(10, 0), true),
             peer.send(Opcode.RC_SEND_ONLY, RQ_PSN + 2, pattern(10, 1), true));
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(2, sent.size(), sent.toString());
         assertAck(sent.get(0), RQ_PSN, ACK, 1);
         assertAck(sent.get(1), RQ_PSN + 1, NAK_PSN_SEQUENCE, 1);
@@ -250,7 +250,7 @@ class ResponderAckAndDuplicateTest
             peer.write(Opcode.RC_RDMA_WRITE_ONLY, RQ_PSN + 2, pattern(10, 2), memory.iova() + 16, memory.rkey(), 10,
                 true));
 
-        final List<ScriptedPeer.Sent> sent = peer.sent();
+        final List<SentPacket> sent = peer.sent();
         assertEquals(3, sent.size(), sent.toString());
         assertAck(sent.get(0), RQ_PSN, ACK, 1);
         assertReadResponse(sent.get(1), Opcode.RC_RDMA_READ_RESPONSE_ONLY, RQ_PSN + 1, 2, pattern(20, 3));
@@ -396,7 +396,7 @@ class ResponderAckAndDuplicateTest
 
         final byte[] read = peer.read(RQ_PSN, source.iova(), source.rkey(), data.length);
         peer.deliver(read);
-        List<ScriptedPeer.Sent> sent = peer.sent();
+        List<SentPacket> sent = peer.sent();
         assertEquals(3, sent.size(), sent.toString());
         assertReadResponse(sent.get(0), Opcode.RC_RDMA_READ_RESPONSE_FIRST, RQ_PSN, 1, slice(data, 0, MTU_BYTES));
         assertReadResponse(sent.get(1), Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, RQ_PSN + 1, 1,
@@ -431,7 +431,7 @@ class ResponderAckAndDuplicateTest
         assertEquals(3, peer.sent().size());
 
         peer.deliver(peer.read(RQ_PSN + 1, source.iova() + MTU_BYTES, source.rkey(), 2 * MTU_BYTES));
-        List<ScriptedPeer.Sent> sent = peer.sent();
+        List<SentPacket> sent = peer.sent();
         assertEquals(2, sent.size(), sent.toString());
         assertReadResponse(sent.get(0), Opcode.RC_RDMA_READ_RESPONSE_MIDDLE, RQ_PSN + 1, 1,
             slice(data, MTU_BYTES, MTU_BYTES));
@@ -492,7 +492,7 @@ class ResponderAckAndDuplicateTest
         final long after = add ? 105L : 7L;
 
         peer.deliver(request);
-        ScriptedPeer.Sent sent = peer.onlySent();
+        SentPacket sent = peer.onlySent();
         assertEquals(Opcode.RC_ATOMIC_ACKNOWLEDGE, sent.opcode());
         assertEquals(RQ_PSN, sent.psn());
         assertEquals(ACK, sent.syndrome());
@@ -530,7 +530,7 @@ class ResponderAckAndDuplicateTest
             TransportCounter.DROP_STALE_DUPLICATE, 1L));
 
         peer.deliver(peer.read(RQ_PSN + 2, source.iova() + 200, source.rkey(), 100));
-        final ScriptedPeer.Sent replay = peer.onlySent();
+        final SentPacket replay = peer.onlySent();
         assertReadResponse(replay, Opcode.RC_RDMA_READ_RESPONSE_ONLY, RQ_PSN + 2, 3,
             slice(pattern(1024, 11), 200, 100));
         assertEquals(QpState.RTS, peer.qp.state());

@@ -83,7 +83,7 @@ class ResponderErrorTest
         return peer;
     }
 
-    private static void assertNak(final ScriptedPeer.Sent sent, final int psn, final int syndrome)
+    private static void assertNak(final SentPacket sent, final int psn, final int syndrome)
     {
         assertEquals(Opcode.RC_ACKNOWLEDGE, sent.opcode(), sent.toString());
         assertEquals(PEER_QPN, sent.destQp(), sent.toString());
@@ -359,14 +359,14 @@ class ResponderErrorTest
 
         // C9-88: a zero-length RDMA READ or WRITE need not carry a valid VA or R_Key.
         peer.deliver(peer.write(Opcode.RC_RDMA_WRITE_ONLY, RQ_PSN, new byte[0], 0x1234, 0xDEAD_BEEF, 0, true));
-        final ScriptedPeer.Sent ack = peer.onlySent();
+        final SentPacket ack = peer.onlySent();
         assertEquals(Opcode.RC_ACKNOWLEDGE, ack.opcode());
         assertEquals(RQ_PSN, ack.psn());
         assertEquals(AethHeader.SYNDROME_ACK_UNLIMITED, ack.syndrome());
         assertEquals(1, ack.msn());
 
         peer.deliver(peer.read(RQ_PSN + 1, 0x5678, 0xBAD_C0DE, 0));
-        final ScriptedPeer.Sent response = peer.onlySent();
+        final SentPacket response = peer.onlySent();
         assertEquals(Opcode.RC_RDMA_READ_RESPONSE_ONLY, response.opcode());
         assertEquals(RQ_PSN + 1, response.psn());
         assertEquals(AethHeader.SYNDROME_ACK_UNLIMITED, response.syndrome());
@@ -452,7 +452,7 @@ class ResponderErrorTest
                 {peer.write(Opcode.RC_RDMA_WRITE_ONLY, p, pattern(104, 6), mr.iova() + TARGET, mr.rkey(), 100,
                     true)}, p, WcStatus.WR_FLUSH_ERR),
             new Case("WRITE_ONLY whose PadCnt disagrees with its RETH length", (peer, mr) -> new byte[][]
-                {ScriptedPeer.withPadCount(peer.write(Opcode.RC_RDMA_WRITE_ONLY, p, pattern(100, 6),
+                {PeerFrames.withPadCount(peer.write(Opcode.RC_RDMA_WRITE_ONLY, p, pattern(100, 6),
                     mr.iova() + TARGET, mr.rkey(), 100, true), 1)}, p, WcStatus.WR_FLUSH_ERR),
             new Case("WRITE_LAST longer than the rest of the RETH length", (peer, mr) -> new byte[][]
                 {
@@ -537,7 +537,7 @@ class ResponderErrorTest
 
         peer.deliver(packet);
 
-        final ScriptedPeer.Sent rnr = peer.onlySent();
+        final SentPacket rnr = peer.onlySent();
         assertEquals(Opcode.RC_ACKNOWLEDGE, rnr.opcode());
         assertEquals(RQ_PSN, rnr.psn(), "the RNR NAK carries the PSN of the request");
         assertEquals(AethHeader.TYPE_RNR_NAK | minRnrTimer, rnr.syndrome());
@@ -548,7 +548,7 @@ class ResponderErrorTest
         // Once a receive WQE is posted, the retried request is accepted.
         peer.postRecv(1, region, 0, 1024);
         peer.deliver(packet);
-        final ScriptedPeer.Sent ack = peer.onlySent();
+        final SentPacket ack = peer.onlySent();
         assertEquals(AethHeader.SYNDROME_ACK_UNLIMITED, ack.syndrome());
         assertEquals(RQ_PSN, ack.psn());
         assertEquals(RQ_PSN + 1, peer.qp.responderPsn());

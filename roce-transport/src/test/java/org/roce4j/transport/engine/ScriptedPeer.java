@@ -22,27 +22,22 @@ import org.roce4j.ib.WorkCompletion;
 import org.roce4j.transport.TransportCounter;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.provider.EngineConfig;
-import org.roce4j.wire.ExtHeader;
-import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.Icrc;
-import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.header.AethHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * One engine under test facing a scripted peer: the test crafts every packet the peer sends with
- * {@link RoceFrameBuilder} and looks at every packet the engine sends back, parsed into {@link Sent} records.
+ * {@link RoceFrameBuilder} and looks at every packet the engine sends back, parsed into {@link SentPacket} records.
  *
  * <p>The engine runs in invoker mode on a {@link CachedNanoClock} that only moves when the test moves it, so no
  * timer fires by accident. The engine's QP is connected to peer QP {@link #PEER_QPN} at {@link #PEER}'s address;
  * its responder expects {@link #RQ_PSN} first and its requester starts at {@link #SQ_PSN}, path MTU 256.
  */
-final class ScriptedPeer
+final class ScriptedPeer extends PeerFrames
 {
     /** The engine's address. */
     static final LinkAddress ENGINE = EnginePair.ADDRESS_A;
@@ -79,58 +74,9 @@ final class ScriptedPeer
     final CompletionRing sendCq = new CompletionRing(1, 4096);
     final CompletionRing recvCq = new CompletionRing(2, 4096);
     final QpAttributes attributes = new QpAttributes();
-    private final RoceFrameBuilder builder = new RoceFrameBuilder();
-    private final UnsafeBuffer scratch = new UnsafeBuffer(new byte[16384]);
     private final RoceFrameParser parser = new RoceFrameParser();
     private long nextIova = 0x10_0000_0000L;
 
-    /**
-     * A packet the engine sent, parsed.
-     *
-     * @param opcode       opcode.
-     * @param destQp       BTH destination QP.
-     * @param psn          BTH PSN.
-     * @param ackReq       BTH AckReq.
-     * @param solicited    BTH SE.
-     * @param syndrome     AETH syndrome, -1 without AETH.
-     * @param msn          AETH MSN, -1 without AETH.
-     * @param payload      payload bytes.
-     * @param va           RETH/AtomicETH VA, 0 without.
-     * @param rkey         RETH/AtomicETH R_Key, 0 without.
-     * @param dmaLength    RETH DMA length, -1 without RETH.
-     * @param originalData AtomicAckETH original data, 0 without.
-     * @param swapAdd      AtomicETH swap/add, 0 without.
-     * @param compare      AtomicETH compare, 0 without.
-     * @param feth         FETH word, -1 without.
-     */
-    record Sent(
-        Opcode opcode,
-        int destQp,
-        int psn,
-        boolean ackReq,
-        boolean solicited,
-        int syndrome,
-        int msn,
-        byte[] payload,
-        long va,
-        int rkey,
-        long dmaLength,
-        long originalData,
-        long swapAdd,
-        long compare,
-        int feth)
-    {
-        /**
-         * @return e.g. {@code RC_ACKNOWLEDGE psn=0x100 syndrome=0x1f msn=1}.
-         */
-        public String toString()
-        {
-            return opcode + " psn=0x" + Integer.toHexString(psn) + (ackReq ? " A" : "") + (solicited ? " SE" : "") +
-                (syndrome >= 0 ? " syndrome=0x" + Integer.toHexString(syndrome) + " msn=" + msn : "") +
-                (payload.length > 0 ? " payload=" + payload.length : "") +
-                (dmaLength >= 0 ? " reth=0x" + Long.toHexString(va) + "/" + dmaLength : "");
-        }
-    }
 
     private ScriptedPeer(final QpType type, final QpState upTo, final Consumer<EngineConfig> configure,
         final Consumer<QpAttributes> tweak, final ReceiveQueue srq, final int maxRecvSge)
@@ -295,294 +241,22 @@ final class ScriptedPeer
         run();
     }
 
-    // ---- packets the peer sends --------------------------------------------------------------------------------
-
-    /**
-     * Build a frame from the peer to the engine (IPv4).
-     *
-     * @param opcode  opcode.
-     * @param destQp  destination QP.
-     * @param psn     PSN.
-     * @param payload payload.
-     * @param headers sets BTH flags and extension headers.
-     * @return the frame.
-     */
-    byte[] frame(final Opcode opcode, final int destQp, final int psn, final byte[] payload,
-        final Consumer<RoceFrameBuilder> headers)
+    /** {@inheritDoc} */
+    int engineQpn()
     {
-        return frameBetween(PEER.ipv4(), ENGINE.ipv4(), opcode, destQp, psn, payload, headers);
+        return qp.qpn();
     }
 
-    /**
-     * Build an IPv4 frame between any two addresses.
-     *
-     * @param sourceIp      IPv4 source.
-     * @param destinationIp IPv4 destination.
-     * @param opcode        opcode.
-     * @param destQp        destination QP.
-     * @param psn           PSN.
-     * @param payload       payload.
-     * @param headers       sets BTH flags and extension headers.
-     * @return the frame.
-     */
-    byte[] frameBetween(final int sourceIp, final int destinationIp, final Opcode opcode, final int destQp,
-        final int psn, final byte[] payload, final Consumer<RoceFrameBuilder> headers)
+    /** {@inheritDoc} */
+    long engineGidHigh()
     {
-        builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac()).ipv4(sourceIp, destinationIp).udp(0xC0DE)
-            .bth(opcode, destQp, psn);
-        return finish(payload, headers);
+        return engine.gidHigh(0);
     }
 
-    /**
-     * Build an IPv6 frame from a link-local peer address to the engine's link-local GID.
-     *
-     * @param opcode  opcode.
-     * @param destQp  destination QP.
-     * @param psn     PSN.
-     * @param payload payload.
-     * @param headers sets BTH flags and extension headers.
-     * @return the frame.
-     */
-    byte[] frameIpv6(final Opcode opcode, final int destQp, final int psn, final byte[] payload,
-        final Consumer<RoceFrameBuilder> headers)
+    /** {@inheritDoc} */
+    long engineGidLow()
     {
-        builder.wrap(scratch, 0).ethernet(ENGINE.mac(), PEER.mac())
-            .ipv6(Gid.LINK_LOCAL_HIGH, PEER.linkLocalLow(), engine.gidHigh(0), engine.gidLow(0))
-            .udp(0xC0DE);
-        builder.ipv6Header().versionClassFlow(0x0A, 0x12345).hopLimit(17);
-        builder.bth(opcode, destQp, psn);
-        return finish(payload, headers);
-    }
-
-    private byte[] finish(final byte[] payload, final Consumer<RoceFrameBuilder> headers)
-    {
-        headers.accept(builder);
-        builder.payload(new UnsafeBuffer(payload), 0, payload.length);
-        final int length = builder.finish();
-        final byte[] frame = new byte[length];
-        scratch.getBytes(0, frame);
-        return frame;
-    }
-
-    /**
-     * Rewrite the BTH PadCnt of a finished frame and seal it again with a correct ICRC, so the only thing wrong
-     * with it is the pad count (the payload length the receiver derives changes with it).
-     *
-     * @param frame    a frame built by this harness.
-     * @param padCount 0..3.
-     * @return a new frame.
-     */
-    static byte[] withPadCount(final byte[] frame, final int padCount)
-    {
-        final byte[] copy = frame.clone();
-        final UnsafeBuffer buffer = new UnsafeBuffer(copy);
-        final RoceFrameParser p = new RoceFrameParser();
-        assertEquals(FrameStatus.OK, p.parse(buffer, 0, copy.length));
-        p.bth().padCount(padCount);
-        new Icrc().seal(buffer, p.ipOffset(), p.ipVersion(), p.ipHeaderLength(), p.icrcOffset());
-        return copy;
-    }
-
-    /**
-     * A SEND packet (RC or UC) to the engine's QP.
-     *
-     * @param opcode  a SEND opcode.
-     * @param psn     PSN.
-     * @param payload payload.
-     * @param ackReq  AckReq bit.
-     * @return the frame.
-     */
-    byte[] send(final Opcode opcode, final int psn, final byte[] payload, final boolean ackReq)
-    {
-        return frame(opcode, qp.qpn(), psn, payload, b -> b.bthHeader().ackReq(ackReq));
-    }
-
-    /**
-     * An RDMA WRITE packet (RC or UC) to the engine's QP; the RETH is filled when the opcode has one.
-     *
-     * @param opcode    a WRITE opcode.
-     * @param psn       PSN.
-     * @param payload   payload.
-     * @param va        RETH VA.
-     * @param rkey      RETH R_Key.
-     * @param dmaLength RETH DMA length.
-     * @param ackReq    AckReq bit.
-     * @return the frame.
-     */
-    byte[] write(final Opcode opcode, final int psn, final byte[] payload, final long va, final int rkey,
-        final long dmaLength, final boolean ackReq)
-    {
-        return frame(opcode, qp.qpn(), psn, payload, b ->
-        {
-            b.bthHeader().ackReq(ackReq);
-            if (opcode.has(ExtHeader.RETH))
-            {
-                b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
-            }
-        });
-    }
-
-    /**
-     * An RDMA READ request (AckReq set, as requesters do).
-     *
-     * @param psn       PSN.
-     * @param va        RETH VA.
-     * @param rkey      RETH R_Key.
-     * @param dmaLength RETH DMA length.
-     * @return the frame.
-     */
-    byte[] read(final int psn, final long va, final int rkey, final long dmaLength)
-    {
-        return frame(Opcode.RC_RDMA_READ_REQUEST, qp.qpn(), psn, new byte[0], b ->
-        {
-            b.bthHeader().ackReq(true);
-            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
-        });
-    }
-
-    /**
-     * An atomic request.
-     *
-     * @param opcode  RC_COMPARE_SWAP or RC_FETCH_ADD.
-     * @param psn     PSN.
-     * @param va      target.
-     * @param rkey    R_Key.
-     * @param swapAdd swap value or addend.
-     * @param compare compare value.
-     * @return the frame.
-     */
-    byte[] atomic(final Opcode opcode, final int psn, final long va, final int rkey, final long swapAdd,
-        final long compare)
-    {
-        return frame(opcode, qp.qpn(), psn, new byte[0], b ->
-        {
-            b.bthHeader().ackReq(true);
-            b.atomicEth().va(va).rkey(rkey).swapAdd(swapAdd).compare(compare);
-        });
-    }
-
-    /**
-     * An ATOMIC WRITE request (AckReq set, as requesters do).
-     *
-     * @param psn       PSN.
-     * @param va        RETH VA.
-     * @param rkey      RETH R_Key.
-     * @param dmaLength RETH DMA length (8 from a well-behaved requester).
-     * @param payload   payload (8 bytes from a well-behaved requester).
-     * @return the frame.
-     */
-    byte[] atomicWrite(final int psn, final long va, final int rkey, final long dmaLength, final byte[] payload)
-    {
-        return frame(Opcode.RC_ATOMIC_WRITE, qp.qpn(), psn, payload, b ->
-        {
-            b.bthHeader().ackReq(true);
-            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
-        });
-    }
-
-    /**
-     * A FLUSH request (AckReq set).
-     *
-     * @param psn       PSN.
-     * @param va        RETH VA.
-     * @param rkey      RETH R_Key.
-     * @param dmaLength RETH DMA length.
-     * @param type      FETH placement type.
-     * @param level     FETH selectivity level.
-     * @return the frame.
-     */
-    byte[] flush(final int psn, final long va, final int rkey, final long dmaLength, final int type, final int level)
-    {
-        return frame(Opcode.RC_FLUSH, qp.qpn(), psn, new byte[0], b ->
-        {
-            b.bthHeader().ackReq(true);
-            b.feth().flush(level, type);
-            b.reth().va(va).rkey(rkey).dmaLength(dmaLength);
-        });
-    }
-
-    /**
-     * A UD SEND to a QP of the engine.
-     *
-     * @param destQp  the engine's QP.
-     * @param qkey    DETH Q_Key.
-     * @param payload payload.
-     * @return the frame.
-     */
-    byte[] ud(final int destQp, final int qkey, final byte[] payload)
-    {
-        return frame(Opcode.UD_SEND_ONLY, destQp, 0x42, payload, b -> b.deth().qkey(qkey).srcQp(PEER_QPN));
-    }
-
-    /**
-     * An ACK or NAK to the engine's requester.
-     *
-     * @param psn      PSN.
-     * @param syndrome AETH syndrome.
-     * @return the frame.
-     */
-    byte[] ack(final int psn, final int syndrome)
-    {
-        return frame(Opcode.RC_ACKNOWLEDGE, qp.qpn(), psn, new byte[0], b -> b.aeth().syndrome(syndrome).msn(0));
-    }
-
-    /**
-     * A NAK with a NAK code.
-     *
-     * @param psn  PSN.
-     * @param code NAK code.
-     * @return the frame.
-     */
-    byte[] nak(final int psn, final AethHeader.NakCode code)
-    {
-        return ack(psn, code.syndrome());
-    }
-
-    /**
-     * An RNR NAK.
-     *
-     * @param psn       PSN.
-     * @param timerCode RNR timer code 0..31.
-     * @return the frame.
-     */
-    byte[] rnrNak(final int psn, final int timerCode)
-    {
-        return ack(psn, AethHeader.TYPE_RNR_NAK | timerCode);
-    }
-
-    /**
-     * A READ response packet (with an ACK AETH when the opcode carries one).
-     *
-     * @param opcode  a READ response opcode.
-     * @param psn     PSN.
-     * @param payload data.
-     * @return the frame.
-     */
-    byte[] readResponse(final Opcode opcode, final int psn, final byte[] payload)
-    {
-        return frame(opcode, qp.qpn(), psn, payload, b ->
-        {
-            if (opcode.has(ExtHeader.AETH))
-            {
-                b.aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(0);
-            }
-        });
-    }
-
-    /**
-     * An ATOMIC ACKNOWLEDGE.
-     *
-     * @param psn      PSN.
-     * @param original original data.
-     * @return the frame.
-     */
-    byte[] atomicAck(final int psn, final long original)
-    {
-        return frame(Opcode.RC_ATOMIC_ACKNOWLEDGE, qp.qpn(), psn, new byte[0], b ->
-        {
-            b.aeth().syndrome(AethHeader.SYNDROME_ACK_UNLIMITED).msn(0);
-            b.atomicAckEth().originalData(original);
-        });
+        return engine.gidLow(0);
     }
 
     // ---- running and observing ---------------------------------------------------------------------------------
@@ -655,13 +329,13 @@ final class ScriptedPeer
      *
      * @return them, parsed, in order.
      */
-    List<Sent> sent()
+    List<SentPacket> sent()
     {
-        final List<Sent> out = new ArrayList<>();
+        final List<SentPacket> out = new ArrayList<>();
         byte[] frame;
         while (null != (frame = link.sent.pollFirst()))
         {
-            out.add(parse(frame));
+            out.add(SentPacket.parse(parser, frame));
         }
         return out;
     }
@@ -671,44 +345,13 @@ final class ScriptedPeer
      *
      * @return it.
      */
-    Sent onlySent()
+    SentPacket onlySent()
     {
-        final List<Sent> all = sent();
+        final List<SentPacket> all = sent();
         assertEquals(1, all.size(), "packets sent: " + all);
         return all.get(0);
     }
 
-    private Sent parse(final byte[] frame)
-    {
-        final RoceFrameParser p = parser;
-        assertEquals(FrameStatus.OK, p.parse(new UnsafeBuffer(frame), 0, frame.length), "engine sent a bad frame");
-        final Opcode opcode = p.opcode();
-        final byte[] payload = new byte[p.payloadLength()];
-        p.buffer().getBytes(p.payloadOffset(), payload);
-        final boolean aeth = opcode.has(ExtHeader.AETH);
-        long va = 0;
-        int rkey = 0;
-        long dmaLength = -1;
-        long swapAdd = 0;
-        long compare = 0;
-        if (opcode.has(ExtHeader.RETH))
-        {
-            va = p.reth().va();
-            rkey = p.reth().rkey();
-            dmaLength = p.reth().dmaLength();
-        }
-        if (opcode.has(ExtHeader.ATOMIC_ETH))
-        {
-            va = p.atomicEth().va();
-            rkey = p.atomicEth().rkey();
-            swapAdd = p.atomicEth().swapAdd();
-            compare = p.atomicEth().compare();
-        }
-        return new Sent(opcode, p.bth().destQp(), p.bth().psn(), p.bth().ackReq(), p.bth().solicitedEvent(),
-            aeth ? p.aeth().syndrome() : -1, aeth ? p.aeth().msn() : -1, payload, va, rkey, dmaLength,
-            opcode.has(ExtHeader.ATOMIC_ACK_ETH) ? p.atomicAckEth().originalData() : 0, swapAdd, compare,
-            opcode.has(ExtHeader.FETH) ? p.feth().word() : -1);
-    }
 
     /**
      * @return completions waiting on the send CQ.

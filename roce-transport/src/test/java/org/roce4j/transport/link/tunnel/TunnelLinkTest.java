@@ -10,25 +10,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import java.util.function.UnaryOperator;
 
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.Opcode;
-import org.roce4j.wire.RoceFrameBuilder;
-import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Mac;
-import org.roce4j.wire.header.ArpHeader;
 import org.roce4j.wire.header.EthernetHeader;
-import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.pcap.PcapReader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -36,213 +26,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-
 /**
- * Two tunnel links talking to each other over loopback UDP, as a QEMU guest and roce4j do.
+ * Two tunnel links talking to each other over loopback UDP, as a QEMU guest and roce4j do: bursts, claims, pcap,
+ * errors, kernel drops and allocation (layer 2 and ARP in {@link TunnelLinkArpTest}).
  */
-class TunnelLinkTest
+class TunnelLinkTest extends TunnelLinkFixture
 {
-    private static final int IP_A = Ipv4Header.parseAddress("10.77.0.1");
-    private static final int IP_B = Ipv4Header.parseAddress("10.77.0.2");
-    private static final long DEADLINE_NS = TimeUnit.SECONDS.toNanos(10);
-
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final RoceFrameBuilder builder = new RoceFrameBuilder();
-    private final RoceFrameParser parser = new RoceFrameParser();
-    private final UnsafeBuffer scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(16384));
-    private final List<byte[]> receivedByA = new ArrayList<>();
-    private final List<byte[]> receivedByB = new ArrayList<>();
-    private final FrameHandler collectA = (buffer, offset, length) -> receivedByA.add(copy(buffer, offset, length));
-    private final FrameHandler collectB = (buffer, offset, length) -> receivedByB.add(copy(buffer, offset, length));
-
-    @AfterEach
-    void closeAll() throws Exception
-    {
-        for (final AutoCloseable closeable : toClose)
-        {
-            closeable.close();
-        }
-    }
-
-    @Test
-    void arpResolvesBothWaysAndHeldFramesGoOutAfterTheReply() throws IOException
-    {
-        final TunnelLink[] pair = pair(config -> config);
-        final TunnelLink a = pair[0];
-        final TunnelLink b = pair[1];
-
-        // A knows nothing about B: its frame waits while A asks who has 10.77.0.2.
-        final int length = buildFrame(scratch, 0L, a.address().mac(), IP_A, IP_B, 7, 64);
-        assertTrue(a.send(scratch, 0, length));
-        assertEquals(0, a.flush());
-        assertEquals(1, a.heldFrameCount());
-        assertEquals(1, a.counters().get(LinkCounter.FRAMES_HELD));
-        assertEquals(1, a.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-
-        pumpUntil(pair, () -> 1 == receivedByB.size());
-
-        assertEquals(b.address().mac(), a.resolvedMac(IP_B));
-        assertEquals(0, a.heldFrameCount());
-        assertEquals(1, b.counters().get(LinkCounter.ARP_RECEIVED));
-        assertEquals(1, b.counters().get(LinkCounter.ARP_REPLIES_SENT));
-        assertEquals(1, a.counters().get(LinkCounter.ARP_RECEIVED));
-        assertEquals(0, a.counters().get(LinkCounter.SEND_UNRESOLVED));
-        assertFrame(receivedByB.get(0), b.address().mac(), a.address().mac(), 7);
-
-        // B learned A from A's request (RFC 826), so it answers without an ARP of its own.
-        assertEquals(a.address().mac(), b.resolvedMac(IP_A));
-        final int reply = buildFrame(scratch, 0L, b.address().mac(), IP_B, IP_A, 8, 100);
-        assertTrue(b.send(scratch, 0, reply));
-        assertEquals(1, b.flush());
-        pumpUntil(pair, () -> 1 == receivedByA.size());
-
-        assertEquals(0, b.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-        assertFrame(receivedByA.get(0), a.address().mac(), b.address().mac(), 8);
-        assertEquals(1, a.counters().get(LinkCounter.FRAMES_RECEIVED));
-        assertEquals(reply, a.counters().get(LinkCounter.BYTES_RECEIVED));
-        assertEquals(1, a.counters().get(LinkCounter.FRAMES_SENT), "the frame; the ARP request counts apart");
-        assertEquals(length, a.counters().get(LinkCounter.BYTES_SENT));
-    }
-
-    @Test
-    void resolveAsksBeforeAnyFrameNeedsIt() throws IOException
-    {
-        final TunnelLink[] pair = pair(config -> config);
-
-        pair[0].resolve(IP_B);
-        assertEquals(Mac.NONE, pair[0].resolvedMac(IP_B));
-        pumpUntil(pair, () -> Mac.NONE != pair[0].resolvedMac(IP_B));
-
-        pair[0].resolve(IP_B);
-        assertEquals(pair[1].address().mac(), pair[0].resolvedMac(IP_B));
-        assertEquals(0, pair[0].counters().get(LinkCounter.FRAMES_HELD));
-    }
-
-    @Test
-    void unansweredArpDropsTheHeldFramesAfterTheRetries() throws IOException
-    {
-        final long[] nowNs = {1_000_000L};
-        final TunnelLinkConfig config = TunnelLinkConfig.of("127.0.0.1", 0, "127.0.0.1", freeUdpPort(), IP_A)
-            .withArp(3, 10)
-            .withQueues(16, 2);
-        final TunnelLink a = track(TunnelLink.open(config, () -> nowNs[0]));
-
-        for (int i = 0; i < 3; i++)
-        {
-            final int length = buildFrame(scratch, 0L, a.address().mac(), IP_A, IP_B, i, 16);
-            assertTrue(a.send(scratch, 0, length));
-        }
-        assertEquals(0, a.flush());
-        assertEquals(2, a.heldFrameCount(), "the queue holds 2 frames");
-        assertEquals(1, a.counters().get(LinkCounter.SEND_UNRESOLVED), "the third found the queue full");
-        assertEquals(1, a.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-
-        a.flush();
-        assertEquals(1, a.counters().get(LinkCounter.ARP_REQUESTS_SENT), "no retry before the interval");
-        nowNs[0] += TimeUnit.MILLISECONDS.toNanos(10);
-        a.flush();
-        assertEquals(2, a.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-        nowNs[0] += TimeUnit.MILLISECONDS.toNanos(10);
-        a.poll(collectA, 10);
-        assertEquals(3, a.counters().get(LinkCounter.ARP_REQUESTS_SENT), "poll drives retries too");
-        assertEquals(0, a.counters().get(LinkCounter.RESOLUTION_FAILURES));
-        nowNs[0] += TimeUnit.MILLISECONDS.toNanos(10);
-        a.flush();
-
-        assertEquals(1, a.counters().get(LinkCounter.RESOLUTION_FAILURES));
-        assertEquals(0, a.heldFrameCount());
-        assertEquals(3, a.counters().get(LinkCounter.SEND_UNRESOLVED));
-        assertEquals(3, a.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-        assertEquals(0, a.counters().get(LinkCounter.FRAMES_SENT), "only the ARP requests left, counted apart");
-        assertEquals(Mac.NONE, a.resolvedMac(IP_B));
-    }
-
-    @Test
-    void configuredPeerMacNeedsNoArp() throws IOException
-    {
-        final long peerMac = Mac.parse("52:54:00:4d:00:02");
-        final TunnelLink[] pair = pair(config -> IP_A == config.ipv4() ? config.withPeerMac(peerMac) : config);
-        final TunnelLink a = pair[0];
-
-        final int length = buildFrame(scratch, 0L, a.address().mac(), IP_A, IP_B, 1, 8);
-        assertTrue(a.send(scratch, 0, length));
-        assertEquals(1, a.flush());
-
-        assertEquals(0, a.counters().get(LinkCounter.ARP_REQUESTS_SENT));
-        assertEquals(peerMac, a.resolvedMac(IP_B));
-        // B's MAC is 02:00:0a:4d:00:02, not the configured one: B filters the frame.
-        pumpUntil(pair, () -> 1 == pair[1].counters().get(LinkCounter.RECEIVE_FILTERED));
-        assertTrue(receivedByB.isEmpty());
-    }
-
-    @Test
-    void framesForOtherMacsAndRuntsAreFilteredAndCounted() throws IOException
-    {
-        final TunnelLink[] pair = pair(config -> config);
-        final TunnelLink a = pair[0];
-        final TunnelLink b = pair[1];
-        final long otherMac = Mac.parse("02:00:00:00:00:99");
-
-        final int length = buildFrame(scratch, otherMac, a.address().mac(), IP_A, IP_B, 1, 8);
-        assertTrue(a.send(scratch, 0, length));
-        assertEquals(1, a.flush());
-        try (DatagramChannel raw = DatagramChannel.open())
-        {
-            raw.send(ByteBuffer.wrap(new byte[] {1, 2, 3}), new InetSocketAddress("127.0.0.1", b.localPort()));
-        }
-        pumpUntil(pair, () -> 2 == b.counters().get(LinkCounter.RECEIVE_FILTERED));
-
-        assertTrue(receivedByB.isEmpty());
-        assertEquals(0, b.counters().get(LinkCounter.FRAMES_RECEIVED));
-        assertEquals(0, a.counters().get(LinkCounter.ARP_REQUESTS_SENT), "a non-zero destination MAC is kept");
-    }
-
-    @Test
-    void answersArpOnlyForItsOwnAddress() throws IOException
-    {
-        final int port = freeUdpPort();
-        final TunnelLink link = track(TunnelLink.open(TunnelLinkConfig.of("127.0.0.1", 0, "127.0.0.1", port, IP_A)));
-        try (DatagramChannel guest = DatagramChannel.open())
-        {
-            guest.bind(new InetSocketAddress("127.0.0.1", port));
-            guest.configureBlocking(false);
-            final long guestMac = Mac.parse("52:54:00:4d:00:02");
-            final InetSocketAddress linkAddress = new InetSocketAddress("127.0.0.1", link.localPort());
-            guest.send(arpRequest(guestMac, IP_B, Ipv4Header.parseAddress("10.77.0.9")), linkAddress);
-            guest.send(arpRequest(guestMac, IP_B, IP_A), linkAddress);
-
-            final ByteBuffer reply = ByteBuffer.allocate(2048);
-            final long deadline = System.nanoTime() + DEADLINE_NS;
-            while (null == guest.receive(reply))
-            {
-                link.poll(collectA, 10);
-                if (System.nanoTime() - deadline > 0)
-                {
-                    fail("no ARP reply");
-                }
-                Thread.onSpinWait();
-            }
-
-            final UnsafeBuffer frame = new UnsafeBuffer(reply.array(), 0, reply.position());
-            assertEquals(EthernetHeader.MIN_FRAME_LENGTH, reply.position());
-            final EthernetHeader ethernet = new EthernetHeader().wrap(frame, 0);
-            assertEquals(guestMac, ethernet.destination());
-            assertEquals(link.address().mac(), ethernet.source());
-            assertEquals(EthernetHeader.ETHERTYPE_ARP, ethernet.etherType());
-            final ArpHeader arp = new ArpHeader().wrap(frame, EthernetHeader.LENGTH);
-            assertTrue(arp.isEthernetIpv4());
-            assertEquals(ArpHeader.OPERATION_REPLY, arp.operation());
-            assertEquals(link.address().mac(), arp.senderMac());
-            assertEquals(IP_A, arp.senderIp());
-            assertEquals(guestMac, arp.targetMac());
-            assertEquals(IP_B, arp.targetIp());
-            assertEquals(2, link.counters().get(LinkCounter.ARP_RECEIVED));
-            assertEquals(1, link.counters().get(LinkCounter.ARP_REPLIES_SENT));
-            assertEquals(guestMac, link.resolvedMac(IP_B), "learned from the request for us");
-            assertTrue(receivedByA.isEmpty(), "ARP is never handed to the frame handler");
-        }
-    }
-
     @Test
     void burstOfAFullRingArrivesCompleteAndInOrder() throws IOException
     {
@@ -502,112 +291,6 @@ class TunnelLinkTest
             {
                 throw new AssertionError("exchange stalled at " + received[0] + " of " + target);
             }
-        }
-    }
-
-    private TunnelLink[] pair(final UnaryOperator<TunnelLinkConfig> customize) throws IOException
-    {
-        final int portA = freeUdpPort();
-        final int portB = freeUdpPort();
-        final TunnelLink a = track(TunnelLink.open(
-            customize.apply(TunnelLinkConfig.of("127.0.0.1", portA, "127.0.0.1", portB, IP_A))));
-        final TunnelLink b = track(TunnelLink.open(
-            customize.apply(TunnelLinkConfig.of("127.0.0.1", portB, "127.0.0.1", portA, IP_B))));
-        return new TunnelLink[] {a, b};
-    }
-
-    private boolean resolveNow(final TunnelLink[] pair)
-    {
-        pumpUntil(pair, () -> Mac.NONE != pair[0].resolvedMac(IP_B));
-        receivedByA.clear();
-        receivedByB.clear();
-        return true;
-    }
-
-    private void pumpUntil(final TunnelLink[] pair, final BooleanSupplier done)
-    {
-        final long deadline = System.nanoTime() + DEADLINE_NS;
-        while (!done.getAsBoolean())
-        {
-            pair[0].flush();
-            pair[1].flush();
-            pair[0].poll(collectA, 16);
-            pair[1].poll(collectB, 16);
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("condition not met within 10 s; A " + pair[0].counters() + " B " + pair[1].counters());
-            }
-            Thread.onSpinWait();
-        }
-    }
-
-    private TunnelLink track(final TunnelLink link)
-    {
-        toClose.add(link);
-        return link;
-    }
-
-    private int buildFrame(
-        final MutableDirectBuffer buffer, final long destinationMac, final long sourceMac, final int sourceIp,
-        final int destinationIp, final int psn, final int payloadLength)
-    {
-        return buildFrame(buffer, 0, destinationMac, sourceMac, sourceIp, destinationIp, psn, payloadLength);
-    }
-
-    private int buildFrame(
-        final MutableDirectBuffer buffer, final int offset, final long destinationMac, final long sourceMac,
-        final int sourceIp, final int destinationIp, final int psn, final int payloadLength)
-    {
-        builder.wrap(buffer, offset)
-            .ethernet(destinationMac, sourceMac)
-            .ipv4(sourceIp, destinationIp)
-            .udp(0xC000)
-            .bth(Opcode.RC_SEND_ONLY, 0x11, psn);
-        final int payloadOffset = builder.payloadOffset();
-        for (int i = 0; i < payloadLength; i++)
-        {
-            buffer.putByte(payloadOffset + i, (byte)i);
-        }
-        return builder.payloadLength(payloadLength).finish();
-    }
-
-    private void assertFrame(final byte[] frame, final long destinationMac, final long sourceMac, final int psn)
-    {
-        final UnsafeBuffer buffer = new UnsafeBuffer(frame);
-        assertEquals(FrameStatus.OK, parser.parse(buffer, 0, frame.length), "parse with ICRC check");
-        assertEquals(destinationMac, parser.ethernet().destination(), "destination MAC filled in by the link");
-        assertEquals(sourceMac, parser.ethernet().source());
-        assertEquals(psn, parser.bth().psn());
-    }
-
-    private static int etherType(final byte[] frame)
-    {
-        return new EthernetHeader().wrap(new UnsafeBuffer(frame), 0).etherType();
-    }
-
-    private static ByteBuffer arpRequest(final long senderMac, final int senderIp, final int targetIp)
-    {
-        final UnsafeBuffer frame = new UnsafeBuffer(new byte[EthernetHeader.MIN_FRAME_LENGTH]);
-        new EthernetHeader().wrap(frame, 0).destination(Mac.BROADCAST).source(senderMac)
-            .etherType(EthernetHeader.ETHERTYPE_ARP);
-        new ArpHeader().wrap(frame, EthernetHeader.LENGTH).ethernetIpv4(ArpHeader.OPERATION_REQUEST)
-            .senderMac(senderMac).senderIp(senderIp).targetMac(0).targetIp(targetIp);
-        return ByteBuffer.wrap(frame.byteArray());
-    }
-
-    private static byte[] copy(final MutableDirectBuffer buffer, final int offset, final int length)
-    {
-        final byte[] bytes = new byte[length];
-        buffer.getBytes(offset, bytes);
-        return bytes;
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramChannel probe = DatagramChannel.open())
-        {
-            probe.bind(new InetSocketAddress("127.0.0.1", 0));
-            return ((InetSocketAddress)probe.getLocalAddress()).getPort();
         }
     }
 }
