@@ -183,6 +183,8 @@ final class ReceiveChecks implements FrameHandler
             return;
         }
         counters.increment(TransportCounter.PACKETS_RECEIVED);
+        // A frame for another QP ends the burst of the QP before it: its coalesced ACK leaves now.
+        responder.onFrameFor(qp);
         if (request)
         {
             if (QpState.RTR == state && !qp.commEstablished)

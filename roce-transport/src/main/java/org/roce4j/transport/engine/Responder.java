@@ -27,8 +27,9 @@ import org.roce4j.wire.header.AethHeader;
  *   ERR_INVALID_REQUEST / ERR_RKEY_VIOLATION / ERR_LENGTH (class C): NAK, QP to ERR (RC); drop (UC/UD)
  *   ERR_MALFORMED_WQE (class A): remote operational error NAK, QP to ERR
  * </pre>
- * Differences from rxe, each deliberate: ACKs requested within one receive batch are coalesced into one (the
- * last PSN acknowledges all before it, IBA 9.7.5.1.1); a UC message broken by a new FIRST/ONLY is dropped but the
+ * Differences from rxe, each deliberate: the ACKs requested within one QP's burst (its frames that arrive back to
+ * back in a receive batch) are coalesced into one, sent when the burst ends (the last PSN acknowledges all before
+ * it, IBA 9.7.5.1.1); a UC message broken by a new FIRST/ONLY is dropped but the
  * new message is accepted (rxe drops both; in both the broken message's SRQ WQE completes with REM_INV_REQ_ERR); a
  * receive buffer too small for a SEND completes with LOC_LEN_ERR (the libibverbs meaning) where rxe reports
  * REM_INV_REQ_ERR; a FLUSH on a QP without responder resources is NAKed as an invalid request (rxe does not check
@@ -310,7 +311,19 @@ final class Responder
     }
 
     /**
-     * Send the ACKs coalesced during the receive batch just processed (engine thread, once per duty cycle).
+     * A frame for {@code qp} is about to be handled (engine thread, receive path): it ends the burst of any other QP,
+     * whose coalesced ACK leaves now ({@link ResponderAcks#onFrameFor(QpContext)}).
+     *
+     * @param qp the QP the frame is for.
+     */
+    void onFrameFor(final QpContext qp)
+    {
+        acks.onFrameFor(qp);
+    }
+
+    /**
+     * Send the ACKs still coalesced at the end of the receive batch just processed (engine thread, once per duty
+     * cycle).
      */
     void flushAcks()
     {

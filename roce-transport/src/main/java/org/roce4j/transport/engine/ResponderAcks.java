@@ -16,9 +16,20 @@ import org.roce4j.wire.header.RethHeader;
 /**
  * The responder's acknowledgements and duplicates (rxe_resp.c acknowledge, send_ack, send_atomic_ack,
  * send_read_response_ack, duplicate_request): ACKs, NAKs, atomic ACKs and zero-length READ responses built and
- * sent, ACKs requested within one receive batch coalesced into one per QP (the last PSN acknowledges all before it,
- * IBA 9.7.5.1.1) and sent by the engine at the end of the batch, and duplicate requests answered: re-ACKed, a READ
- * response replayed, an atomic's stored result sent again, an ATOMIC WRITE or FLUSH answered again.
+ * sent, the ACKs a QP's burst requests coalesced into one (the last PSN acknowledges all before it, IBA 9.7.5.1.1)
+ * and sent when the burst ends, and duplicate requests answered: re-ACKed, a READ response replayed, an atomic's
+ * stored result sent again, an ATOMIC WRITE or FLUSH answered again.
+ *
+ * <p>A burst is the frames for one QP that a receive batch delivers back to back. rxe ACKs every packet that asks
+ * (AckReq); here the ACK of a burst leaves as soon as the burst ends: when the batch reaches a frame for another QP
+ * ({@link #onFrameFor(QpContext)}), or at the end of the batch ({@link #flushAcks()}). So it leaves in the poll
+ * cycle of the AckReq packet that ends the burst, before the engine spends time on other QPs' frames, and a burst
+ * costs one ACK, as it did when every QP's ACK waited for the end of the batch. A QP whose frames come interleaved
+ * with other QPs' (several bursts in one batch, as when an rxe peer's per-QP tasks send at once) would cost an ACK
+ * per burst that way, up to one per AckReq: a QP's ACK leaves at the end of its burst only once a batch brought the
+ * QP's frames in one burst, and from a batch that brings them in several until the next that brings them in one,
+ * its ACKs wait for the end of the batch, one per batch, as before ({@link ResponderState#interleaved()}). The cost
+ * is one ACK more than before in each batch where a QP's frames start to come interleaved.
  */
 final class ResponderAcks
 {
@@ -26,6 +37,10 @@ final class ResponderAcks
     private final TransportCounters counters;
     /** QPs with a coalesced ACK to send at the end of the receive batch ({@link QpContext#ackListed}). */
     private final ArrayList<QpContext> ackList = new ArrayList<>(256);
+    /** The QP whose burst the receive batch is in, null between batches. */
+    private QpContext burstQp;
+    /** Receive batches ended so far ({@link #flushAcks()} ends one): tells a QP's bursts of one batch apart. */
+    private long batch;
 
     ResponderAcks(final RoceEngine engine)
     {
@@ -271,6 +286,27 @@ final class ResponderAcks
     }
 
     /**
+     * A frame for {@code qp} is about to be handled (engine thread, receive path): a frame for another QP ends the
+     * burst of the QP before it, whose coalesced ACK leaves now.
+     *
+     * @param qp the QP the frame is for.
+     */
+    void onFrameFor(final QpContext qp)
+    {
+        final QpContext previous = burstQp;
+        if (qp == previous)
+        {
+            return;
+        }
+        if (null != previous && !previous.resp.interleaved())
+        {
+            sendPendingAck(previous);
+        }
+        burstQp = qp;
+        qp.resp.startBurst(batch);
+    }
+
+    /**
      * @return QPs whose coalesced ACK is still to be sent (it met a full link).
      */
     int unsentAcks()
@@ -279,10 +315,13 @@ final class ResponderAcks
     }
 
     /**
-     * Send the ACKs coalesced during a receive batch (engine thread, once per duty cycle, and in the device's close).
+     * Send the ACKs still coalesced at the end of a receive batch: the last burst's, and any that met a full link
+     * (engine thread, once per duty cycle, and in the device's close).
      */
     void flushAcks()
     {
+        burstQp = null;
+        batch++;
         final ArrayList<QpContext> list = ackList;
         final int listed = list.size();
         for (int i = 0; i < listed; i++)

@@ -42,12 +42,21 @@ final class ResponderState
     /** Rkey invalidated by the SEND_WITH_INV in progress. */
     int invalidatedRkey;
 
-    /** A coalesced ACK waits to be sent at the end of the receive batch. */
+    /** A coalesced ACK waits to be sent at the end of the QP's burst ({@link ResponderAcks}). */
     boolean ackPending;
     int ackPsn;
     int ackSyndrome;
     /** MSN when the pending ACK's request was executed: the ACK carries it, not the MSN at send time. */
     int ackMsn;
+    /** The receive batch in which the QP's last burst started ({@link ResponderAcks}), -1 before any. */
+    private long burstBatch = -1;
+    /** The QP's frames came in more than one burst in the batch of {@link #burstBatch}. */
+    private boolean interleavedThisBatch;
+    /**
+     * They did in the last batch before that in which the QP had frames; true until a batch brought them in one
+     * burst, so a QP's ACKs leave early only once its frames proved to come in one burst per batch.
+     */
+    private boolean interleavedBefore = true;
 
     /** Responder resources (max_dest_rd_atomic, rounded up to a power of two as rxe does), recycled oldest-first. */
     ResponderResource[] resources = new ResponderResource[0];
@@ -94,5 +103,37 @@ final class ResponderState
             }
             resourceHead = 0;
         }
+    }
+
+    /**
+     * A burst of frames for this QP starts in receive batch {@code batch}: a second one in the same batch means its
+     * frames come interleaved with other QPs'.
+     *
+     * @param batch the receive batch's number.
+     */
+    void startBurst(final long batch)
+    {
+        if (batch == burstBatch)
+        {
+            interleavedThisBatch = true;
+        }
+        else
+        {
+            if (burstBatch >= 0)
+            {
+                interleavedBefore = interleavedThisBatch;
+            }
+            interleavedThisBatch = false;
+            burstBatch = batch;
+        }
+    }
+
+    /**
+     * @return true when this batch or the QP's last one brought its frames in more than one burst (or no batch brought
+     *     any yet): its coalesced ACK then waits for the end of the batch instead of leaving at the end of each burst.
+     */
+    boolean interleaved()
+    {
+        return interleavedThisBatch || interleavedBefore;
     }
 }

@@ -38,8 +38,9 @@ import org.roce4j.wire.FrameStatusCounters;
  *   <li>run control commands queued by other threads (create/modify QP, register memory...);</li>
  *   <li>take doorbells rung by posting threads and schedule those QPs;</li>
  *   <li>poll a batch of frames from the link; check each ({@link ReceiveChecks}) and hand it to the responder
- *   (requests) or the completer (responses), in place;</li>
- *   <li>send the ACKs the responder coalesced during the batch;</li>
+ *   (requests) or the completer (responses), in place; a frame for another QP ends the burst of the QP before it,
+ *   whose coalesced ACK leaves then;</li>
+ *   <li>send the ACK of the batch's last burst (and any that met a full link);</li>
  *   <li>fire due retransmit and RNR timers ({@link QpTimers});</li>
  *   <li>run the requester of each scheduled QP (a packet budget each, for fairness);</li>
  *   <li>flush the link.</li>

@@ -131,7 +131,8 @@ public final class EngineConfig
     }
 
     /**
-     * @return true when the responder sends one ACK per QP per receive batch instead of one per AckReq.
+     * @return true when the responder sends one ACK per burst of a QP's frames in a receive batch (at the end of the
+     *     burst; one per batch for a QP whose frames come interleaved with other QPs') instead of one per AckReq.
      */
     public boolean coalesceAcks()
     {

@@ -335,6 +335,7 @@ final class ScriptedPeer extends PeerFrames
         byte[] frame;
         while (null != (frame = link.sent.pollFirst()))
         {
+            link.handledBeforeSent.pollFirst();
             out.add(SentPacket.parse(parser, frame));
         }
         return out;

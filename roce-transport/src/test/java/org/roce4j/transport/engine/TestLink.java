@@ -25,7 +25,11 @@ final class TestLink implements Link
     private TestLink peer;
     private Predicate<byte[]> dropFilter = frame -> false;
     final ArrayDeque<byte[]> sent = new ArrayDeque<>();
+    /** Beside each frame in {@link #sent}: how many received frames the engine had handled when it was sent. */
+    final ArrayDeque<Long> handledBeforeSent = new ArrayDeque<>();
     boolean recordSent;
+    /** Frames {@link #poll} delivered and the engine finished handling, so far. */
+    long handled;
     /** While set, every claim fails: the link pushes back as a full send ring does. */
     boolean full;
 
@@ -101,6 +105,7 @@ final class TestLink implements Link
         if (recordSent)
         {
             sent.addLast(frame);
+            handledBeforeSent.addLast(handled);
         }
         if (dropFilter.test(frame))
         {
@@ -126,6 +131,7 @@ final class TestLink implements Link
         {
             final byte[] frame = inbound.pollFirst();
             handler.onFrame(new UnsafeBuffer(frame), 0, frame.length);
+            handled++;
             counters.increment(LinkCounter.FRAMES_RECEIVED);
             n++;
         }
