@@ -23,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * coalesces the AckReqs of one QP's burst (the frames for that QP that arrive back to back) into one ACK carrying the
  * burst's last PSN (IBA 9.7.5.1.1), and sends it as soon as the burst ends: when the receive batch reaches a frame
  * for another QP, or at the end of the batch. So the ACK leaves in the duty cycle of the AckReq packet that ends its
- * burst, before the engine handles the frames of the next QP, and a burst costs one ACK.
+ * burst, before the engine handles the frames of the next QP, and a burst costs one ACK; a QP whose frames come
+ * interleaved with other QPs' (several bursts per batch) keeps one ACK per batch, so the counts stay those of
+ * coalescing per batch.
  *
  * <p>Two engines in invoker mode over {@link TestLink}s on an injected clock; every duty cycle is run by the test.
  */
