@@ -19,6 +19,7 @@ import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.RemoteDutConfig;
 import org.roce4j.conform.dut.RemoteTestbed;
 import org.roce4j.conform.dut.RemoteTool;
+import org.roce4j.conform.dut.RequesterListeners;
 import org.roce4j.conform.report.ReportWriter;
 import org.roce4j.conform.report.TerminalTable;
 import org.roce4j.transport.link.tunnel.TunnelLink;
@@ -74,9 +75,10 @@ class ConformWithRxeTest
             {
                 peer.awaitGuestListening(RemoteDutConfig.DEFAULT_PORT + tool.portOffset(), CONNECT_FOR);
             }
-            try (TunnelLink link = peer.openLink("ConformWithRxeTest"))
+            try (TunnelLink link = peer.openLink("ConformWithRxeTest");
+                RequesterListeners listeners = new RequesterListeners().listenFor(config, tools))
             {
-                results = new ScenarioRunner(RemoteTestbed.factory(config, link), PeerProfile.RXE)
+                results = new ScenarioRunner(RemoteTestbed.factory(config, link, listeners), PeerProfile.RXE)
                     .runAll(Catalogue.all(), result -> System.out.println("[conform-rxe] " +
                         result.scenario().name() + " " + result.verdict() + " " + result.reason()));
             }

@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.ConformContext;
 import org.roce4j.conform.ConformFailure;
@@ -26,12 +23,9 @@ import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.AethHeader;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * A device under test reached over a real link and driven only by a stock tool it runs in a loop (the DUT as
@@ -59,8 +53,6 @@ public final class RemoteDut implements Dut
     static final int PERFTEST_QKEY = 0x1111_1111;
     /** out_reads the peer announces: the DUT's max_rd_atomic towards it (it sends no request here). */
     private static final int PEER_OUT_READS = 16;
-    /** How long ARP for the DUT may take. */
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(10);
     /** Pause before connecting again to a loop that closed the connection: 100 ms. */
     private static final long RECONNECT_PAUSE_NS = 100_000_000L;
     /** How long each read of the closing exchange may take. */
@@ -69,7 +61,7 @@ public final class RemoteDut implements Dut
     private final RemoteDutConfig config;
     private final RemoteTool tool;
     private final Link link;
-    private final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
+    private final DutLinkWaits waits;
     private PerftestSession session;
     private PerftestDest local;
     private PerftestSysData sys;
@@ -88,6 +80,7 @@ public final class RemoteDut implements Dut
         this.config = config;
         this.tool = tool;
         this.link = link;
+        this.waits = new DutLinkWaits(link);
     }
 
     /**
@@ -116,19 +109,11 @@ public final class RemoteDut implements Dut
         {
             throw new ConformSkip("a UD QP on the DUT: the server loops run RC QPs (not implemented yet)");
         }
-        final FutureTask<PerftestDest> exchange = new FutureTask<>(() -> exchange(peer));
-        final Thread thread = new Thread(exchange, "conform-exchange");
-        thread.setDaemon(true);
-        thread.start();
-        while (!exchange.isDone())
-        {
-            // The DUT resolves the peer's MAC while it moves its QP to RTR: answer its ARP meanwhile.
-            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
-        }
         final PerftestDest remote;
         try
         {
-            remote = exchange.get();
+            // The DUT resolves the peer's MAC while it moves its QP to RTR: its ARP is answered meanwhile.
+            remote = waits.whilePolling("conform-exchange", () -> exchange(peer), (buffer, offset, length) -> {});
         }
         catch (final InterruptedException ex)
         {
@@ -147,7 +132,7 @@ public final class RemoteDut implements Dut
                 "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
         }
         final int dutIp = (int)remote.gidLow();
-        qp = new DutQp(QpType.RC, new LinkAddress(resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
+        qp = new DutQp(QpType.RC, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
             mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
             PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
         return qp;
@@ -199,30 +184,6 @@ public final class RemoteDut implements Dut
         // The barrier after ctx_connect: once it returns, the DUT's QP is at RTR towards the peer.
         session.handShake(local);
         return remote;
-    }
-
-    /**
-     * The DUT's MAC, so frames to another IP can still be addressed to it: resolved by ARP on a link with layer 2 of
-     * its own (the tunnel); 0 on other links, which fill in the destination per frame.
-     */
-    private long resolveMac(final int ip)
-    {
-        if (!(link instanceof TunnelLink tunnel))
-        {
-            return 0;
-        }
-        tunnel.resolve(ip);
-        final long deadlineNs = System.nanoTime() + RESOLVE_TIMEOUT.toNanos();
-        while (Mac.NONE == tunnel.resolvedMac(ip))
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new IllegalStateException("the DUT at " + Ipv4Header.addressToString(ip) + " did not " +
-                    "answer ARP within " + RESOLVE_TIMEOUT);
-            }
-            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
-        }
-        return tunnel.resolvedMac(ip);
     }
 
     /**

@@ -19,7 +19,6 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -61,17 +60,18 @@ class RemoteDutTest
         expected.put("responder.wrong-destination-ip-dropped", Verdict.SKIP);
         expected.put("responder.zero-length-write-bad-rkey", Verdict.PASS);
         expected.put("congestion.cnp-harmless", Verdict.PASS);
-        expected.put("requester.lost-ack-retransmit", Verdict.SKIP);
+        expected.put("requester.nak-sequence-go-back-n", Verdict.SKIP);
         final Map<String, String> skipWords = Map.of(
             "responder.duplicate-read", "a READ of the DUT's region: ib_write_bw registers it without remote read",
             "responder.ud-wrong-qkey-dropped", "a UD QP on the DUT",
             "responder.wrong-destination-ip-dropped", "the DUT's MAC is not known",
-            "requester.lost-ack-retransmit", "the DUT as requester");
+            "requester.nak-sequence-go-back-n", "the DUT as requester: a WRITE of 4 path MTUs posted on the DUT");
         final List<Scenario> scenarios = new ArrayList<>();
         expected.keySet().forEach(name -> scenarios.add(Catalogue.named(name)));
 
         try (PerftestServerLoop write = new PerftestServerLoop(DUT_IP, RemoteTool.WRITE_BW);
-            Link link = LinkSpecs.open("memory:" + PEER_IP))
+            Link link = LinkSpecs.open("memory:" + PEER_IP);
+            RequesterListeners listeners = new RequesterListeners())
         {
             // Both tools on one device would be two ports of one address: ib_atomic_bw's loop gets its own address.
             try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW);
@@ -84,7 +84,7 @@ class RemoteDutTest
                         case SEND_BW -> send.port();
                         default -> write.port();
                     }, "roce4j", 1, Duration.ofSeconds(10), WAIT_FLOOR_NS);
-                final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link),
+                final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link, listeners),
                     PeerProfile.NONE).runAll(scenarios, result -> { });
 
                 final List<String> wrong = new ArrayList<>();
@@ -147,20 +147,28 @@ class RemoteDutTest
             config.needs(Catalogue.named("responder.duplicate-atomic")));
         assertEquals("while :; do ib_send_bw -d mlx5_0 -x 3 -p 18517 -s 64; done",
             config.needs(Catalogue.named("responder.send-longer-than-receive")));
-        assertTrue(config.needs(Catalogue.named("requester.lost-ack-retransmit")).contains("not implemented"));
+        assertEquals("while :; do ib_write_bw -d mlx5_0 -x 3 -p 18525 -s 64 -n 5 -t 1 ROCE4J_IP; done",
+            config.needs(Catalogue.named("requester.lost-ack-retransmit")));
+        assertEquals("while :; do ib_read_bw -d mlx5_0 -x 3 -p 18526 -s 64 -n 5 -t 1 192.168.1.10; done",
+            config.withListener(18525, "192.168.1.10").needs(Catalogue.named("requester.read-response-too-long")));
+        assertEquals("no loop: a READ and a WRITE posted together on the DUT: a perftest client posts one verb",
+            config.needs(Catalogue.named("requester.implied-nak-read")));
+        int requesters = 0;
         for (final Scenario scenario : Catalogue.all())
         {
             final RemoteTool tool = RemoteTool.forScenario(scenario);
             if (Side.REQUESTER == scenario.side())
             {
-                assertNull(tool, scenario.name());
+                requesters += null == tool ? 0 : 1;
+                assertTrue(null == tool || tool.client(), scenario.name());
             }
             else
             {
-                assertTrue(null != tool, scenario.name());
+                assertTrue(null != tool && !tool.client(), scenario.name());
             }
         }
-        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW),
-            List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
+        assertEquals(8, requesters, "requester scenarios a client loop serves");
+        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW, RemoteTool.WRITE_CLIENT,
+            RemoteTool.READ_CLIENT, RemoteTool.SEND_CLIENT), List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
     }
 }
