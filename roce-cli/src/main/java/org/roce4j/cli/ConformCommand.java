@@ -108,7 +108,7 @@ public final class ConformCommand implements Callable<Integer>
 
     @Option(names = "-p", paramLabel = "PORT",
         description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1, " +
-            "ib_send_bw's on PORT + 2 (default: 18515, perftest's)")
+            "ib_send_bw's on PORT + 2, ib_read_bw's on PORT + 3 (default: 18515, perftest's)")
     private Integer port;
 
     @Option(names = "--listen", paramLabel = "PORT",

@@ -188,6 +188,15 @@ public final class ConformContext
     }
 
     /**
+     * @return how much earlier than a DUT timer's due time a timed frame may be measured ({@link
+     *     Testbed#timingToleranceNs}).
+     */
+    public long timingToleranceNs()
+    {
+        return testbed.timingToleranceNs();
+    }
+
+    /**
      * @return the runner's clock, nanoseconds.
      */
     public long nowNs()

@@ -151,7 +151,7 @@ public final class RequesterScenarios
                 new Step("expect the retransmission within 4 local ACK timeouts", ctx -> ctx.expect(
                     FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), 4 * ctx.qp().localAckTimeoutNs())),
                 Steps.check("retransmission timing", ctx -> Checkers.retransmissionTiming(ctx.capture(),
-                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs())),
+                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs(), ctx.timingToleranceNs())),
                 ackOf("the WRITE", 0),
                 completed(1, 1))
             .build();
@@ -386,7 +386,7 @@ public final class RequesterScenarios
                     }
                 }),
                 Steps.check("retransmission timing", ctx -> Checkers.retransmissionTiming(ctx.capture(),
-                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs())),
+                    ctx.marked("original").index(), ctx.qp().localAckTimeoutNs(), ctx.timingToleranceNs())),
                 new Step("expect no retransmission beyond retry_cnt for 4 local ACK timeouts", ctx -> ctx.expectNone(
                     FrameFilter.request(), Checkers.LATE_RETRANSMISSION_FACTOR * ctx.qp().localAckTimeoutNs())),
                 Steps.whereObservable("the WRITE's completion status",

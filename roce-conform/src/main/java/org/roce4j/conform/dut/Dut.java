@@ -101,6 +101,15 @@ public interface Dut extends AutoCloseable
     }
 
     /**
+     * @return false when the DUT's exposed region has no remote write right (a scenario that needs known data in it
+     *     reads it instead of writing it).
+     */
+    default boolean acceptsRemoteWrite()
+    {
+        return true;
+    }
+
+    /**
      * After the scenario's steps and verdict: bring the DUT's tool to the end of its run (a stock tool that waits for
      * more traffic would never exit). Nothing to do for most DUTs.
      *

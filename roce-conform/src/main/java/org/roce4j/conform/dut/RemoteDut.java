@@ -2,7 +2,6 @@ package org.roce4j.conform.dut;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 import org.roce4j.conform.CapturedFrame;
@@ -41,7 +40,7 @@ import org.roce4j.wire.header.AethHeader;
  * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
  * (reading or writing the DUT's memory, its completions).
  */
-public final class RemoteDut implements Dut
+public final class RemoteDut extends StockToolDut
 {
     /** perftest's DEF_QP_TIME: the local ACK timeout exponent of its QPs (4.096 us x 2^14 = 67 ms). */
     static final int PERFTEST_TIMEOUT = 14;
@@ -62,7 +61,6 @@ public final class RemoteDut implements Dut
     private final RemoteTool tool;
     private final Link link;
     private final DutLinkWaits waits;
-    private PerftestSession session;
     private PerftestDest local;
     private PerftestSysData sys;
     private int mtuBytes;
@@ -86,6 +84,7 @@ public final class RemoteDut implements Dut
     /**
      * @return the tool this scenario connects to, or null.
      */
+    @Override
     public RemoteTool tool()
     {
         return tool;
@@ -224,14 +223,18 @@ public final class RemoteDut implements Dut
     }
 
     @Override
-    public boolean showsCompletions()
+    public boolean acceptsRemoteWrite()
     {
-        return false;
+        return RemoteTool.WRITE_BW == tool;
     }
 
     @Override
     public void requireRemoteRead()
     {
+        if (RemoteTool.READ_BW == tool)
+        {
+            return;
+        }
         throw new ConformSkip("a READ of the DUT's region: " + tool + " registers it without remote read (perftest " +
             "create_single_mr gives its region its own verb's right only)");
     }
@@ -243,27 +246,9 @@ public final class RemoteDut implements Dut
     }
 
     @Override
-    public int progress()
-    {
-        return 0;
-    }
-
-    @Override
-    public List<DutCompletion> pollCompletions()
-    {
-        return List.of();
-    }
-
-    @Override
     public boolean qpInError()
     {
         throw new ConformSkip("the DUT's QP state: " + tool + " does not report it");
-    }
-
-    @Override
-    public boolean showsQpState()
-    {
-        return false;
     }
 
     @Override
@@ -271,18 +256,6 @@ public final class RemoteDut implements Dut
     {
         throw new ConformSkip("reading the DUT's memory: " + tool + " does not show it, and its region has no " +
             "remote read right to read it back with");
-    }
-
-    @Override
-    public void writeMemory(final int offset, final byte[] bytes)
-    {
-        throw new ConformSkip("writing the DUT's memory locally: " + tool + " does not");
-    }
-
-    @Override
-    public String describeCounters()
-    {
-        return "(a remote DUT's counters are read on the DUT)";
     }
 
     /**
@@ -350,23 +323,5 @@ public final class RemoteDut implements Dut
         {
             disconnect();
         }
-    }
-
-    /** Drop the exchange's connection without its closing steps (the DUT's tool gives up and its loop restarts it). */
-    private void disconnect()
-    {
-        if (null == session)
-        {
-            return;
-        }
-        try
-        {
-            session.close();
-        }
-        catch (final IOException ignored)
-        {
-            // Nothing more to release.
-        }
-        session = null;
     }
 }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.SocketException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +46,7 @@ import org.roce4j.wire.header.AethHeader;
  * verdict the peer answers every request as a well-behaved responder until the client ends its run
  * ({@link #finish}), and the loop starts it again for the next scenario.
  */
-public final class RemoteRequesterDut implements Dut
+public final class RemoteRequesterDut extends StockToolDut
 {
     /** out_reads the peer announces: the client's READs outstanding towards it (one at a time with -t 1). */
     private static final int PEER_OUT_READS = 16;
@@ -63,7 +62,6 @@ public final class RemoteRequesterDut implements Dut
     private final HeldFramesLink link;
     private final DutLinkWaits waits;
     private final RequesterListeners listeners;
-    private PerftestSession session;
     private PerftestDest local;
     private int mtuBytes;
     /** The client's run to its end (true) or to an early close of its exchange (false), read on a thread of its own. */
@@ -85,6 +83,12 @@ public final class RemoteRequesterDut implements Dut
         this.link = link;
         this.waits = new DutLinkWaits(link);
         this.listeners = listeners;
+    }
+
+    @Override
+    public RemoteTool tool()
+    {
+        return tool;
     }
 
     @Override
@@ -244,30 +248,6 @@ public final class RemoteRequesterDut implements Dut
         throw new ConformSkip("posting a receive on the DUT: its client loop posts none");
     }
 
-    @Override
-    public int progress()
-    {
-        return 0;
-    }
-
-    @Override
-    public List<DutCompletion> pollCompletions()
-    {
-        return List.of();
-    }
-
-    @Override
-    public boolean showsCompletions()
-    {
-        return false;
-    }
-
-    @Override
-    public boolean showsQpState()
-    {
-        return false;
-    }
-
     /**
      * The observable substitute for the QP state: a perftest client exits at a completion with an error (a WQE
      * completed in error moves its QP to ERR, IBA 10.3.1), which closes the exchange before its run's end.
@@ -324,18 +304,6 @@ public final class RemoteRequesterDut implements Dut
     public byte[] readMemory(final int offset, final int length)
     {
         throw new ConformSkip("reading the DUT's memory: " + tool + " does not show it");
-    }
-
-    @Override
-    public void writeMemory(final int offset, final byte[] bytes)
-    {
-        throw new ConformSkip("writing the DUT's memory locally: " + tool + " does not");
-    }
-
-    @Override
-    public String describeCounters()
-    {
-        return "(a remote DUT's counters are read on the DUT)";
     }
 
     /**
@@ -411,22 +379,5 @@ public final class RemoteRequesterDut implements Dut
     public void close()
     {
         disconnect();
-    }
-
-    private void disconnect()
-    {
-        if (null == session)
-        {
-            return;
-        }
-        try
-        {
-            session.close();
-        }
-        catch (final IOException ignored)
-        {
-            // Nothing more to release.
-        }
-        session = null;
     }
 }

@@ -13,8 +13,9 @@ import org.roce4j.conform.Side;
  * The stock tool a remote DUT runs, in a loop, as the server a scenario connects to ({@link RemoteDut}): a perftest
  * bandwidth server whose out-of-band exchange gives the QPN, the first PSN, the R_Key and the VA of its buffer, and
  * whose region has the one remote right its verb needs (perftest's create_single_mr: REMOTE_WRITE for ib_write_bw,
- * REMOTE_ATOMIC for ib_atomic_bw, none for ib_send_bw, never more). Each tool listens on its own port, so all the loops
- * run side by side.
+ * REMOTE_READ for ib_read_bw, REMOTE_ATOMIC for ib_atomic_bw, none for ib_send_bw, never more). Each tool listens
+ * on its own port, so all the loops run side by side. The client tools are the DUT as requester: perftest clients
+ * in loops that connect to roce4j's listener ({@link RemoteRequesterDut}).
  */
 public enum RemoteTool
 {
@@ -28,6 +29,8 @@ public enum RemoteTool
      * ctx_hand_shake), so until the peer passes the barriers its QP is at RTS with no receive posted.
      */
     SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES),
+    /** ib_read_bw: a region with remote read only (no remote write), for the READ scenarios. */
+    READ_BW("ib_read_bw", 3, 65_536, ""),
     /**
      * ib_write_bw as client (the DUT as requester): WRITEs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time
      * (-t 1: perftest posts the next WRITE only once the last one completed, so its next WRITE at the next PSN shows
@@ -63,6 +66,9 @@ public enum RemoteTool
         Map.entry("responder.duplicate-send", SEND_BW),
         Map.entry("responder.send-longer-than-receive", SEND_BW),
         Map.entry("responder.send-without-receive-rnr", SEND_BW),
+        Map.entry("responder.duplicate-read", READ_BW),
+        Map.entry("responder.duplicate-read-shorter", READ_BW),
+        Map.entry("responder.reads-beyond-resources", READ_BW),
         Map.entry("requester.lost-ack-retransmit", WRITE_CLIENT),
         Map.entry("requester.late-ack-after-retransmit", WRITE_CLIENT),
         Map.entry("requester.ghost-ack-ignored", WRITE_CLIENT),
