@@ -105,8 +105,16 @@ class ConformRemoteCommandTest
         }
     }
 
-    /** Whether the table has the scenario's row with that verdict and a reason that starts so. */
-    private static boolean hasRow(final String out, final String name, final String verdict, final String reason)
+    /**
+     * Whether the table has the scenario's row with that verdict and a reason that starts so.
+     *
+     * @param out     what the run printed.
+     * @param name    the scenario.
+     * @param verdict its verdict.
+     * @param reason  the start of its reason.
+     * @return true when the row is there.
+     */
+    static boolean hasRow(final String out, final String name, final String verdict, final String reason)
     {
         return Pattern.compile("^" + Pattern.quote(name) + " .* " + verdict + " +" + Pattern.quote(reason),
             Pattern.MULTILINE).matcher(out).find();

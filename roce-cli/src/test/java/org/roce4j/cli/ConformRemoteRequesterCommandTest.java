@@ -4,13 +4,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static org.roce4j.cli.ConformRemoteCommandTest.hasRow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,12 +91,5 @@ class ConformRemoteRequesterCommandTest
     {
         return new PerfLoop(errors, null, "perf", test, "--link", "udp:" + ip, "-s", "64", "-n", "5", "-t", "1",
             "-p", Integer.toString(port), "--timeout", CLIENT_TIMEOUT_MS, PEER_IP);
-    }
-
-    /** Whether the table has the scenario's row with that verdict and a reason that starts so. */
-    private static boolean hasRow(final String out, final String name, final String verdict, final String reason)
-    {
-        return Pattern.compile("^" + Pattern.quote(name) + " .* " + verdict + " +" + Pattern.quote(reason),
-            Pattern.MULTILINE).matcher(out).find();
     }
 }
