@@ -19,6 +19,7 @@ import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.RemoteDutConfig;
 import org.roce4j.conform.dut.RemoteTestbed;
 import org.roce4j.conform.dut.RemoteTool;
+import org.roce4j.conform.dut.RequesterListeners;
 import org.roce4j.conform.report.ReportWriter;
 import org.roce4j.conform.report.TerminalTable;
 import org.roce4j.transport.link.tunnel.TunnelLink;
@@ -31,13 +32,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code roce conform} against rxe in the guest, driven only by stock tools (issue 17 points 2 and 6): the guest runs
  * the perftest server loops the run asks for ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18515; done},
  * ib_atomic_bw's on 18516 and ib_send_bw's, with -s 64, on 18517), roce4j connects through their exchange for each
- * scenario (through QEMU's port forwarding) and sends the scenario's own frames over the tunnel. The whole catalogue
+ * scenario (through QEMU's port forwarding) and sends the scenario's own frames over the tunnel. For the DUT as
+ * requester the guest runs perftest clients in loops ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18525 -s 64 -n 5
+ * -t 1 10.0.2.2; done}, ib_read_bw's on 18526, ib_send_bw's on 18527) towards the run's listeners on the host's
+ * loopback (QEMU's 10.0.2.2), and roce4j answers their requests as the scenario's misbehaving
+ * responder. The whole catalogue
  * runs under the rxe profile; the report lands in {@code interop-tests/target/conform-rxe/} (report.md, index.html, a
  * pcap per scenario), and every scenario's verdict must be the one in the checked-in expected report
  * ({@code src/test/resources/conform/rxe-expected.txt}, which says why each is what it is): a changed verdict fails.
  */
 @RxePeerTest(hostfwd = {RemoteDutConfig.DEFAULT_PORT, RemoteDutConfig.DEFAULT_PORT + 1,
-    RemoteDutConfig.DEFAULT_PORT + 2}, expectedCaseSeconds = 150)
+    RemoteDutConfig.DEFAULT_PORT + 2, RemoteDutConfig.DEFAULT_PORT + 3}, hostAccess = true, expectedCaseSeconds = 150)
 class ConformWithRxeTest
 {
     private static final String EXPECTED = "/conform/rxe-expected.txt";
@@ -56,13 +61,17 @@ class ConformWithRxeTest
     {
         assumeTrue(peer.supportsTunnel(), "crafted frames need the QEMU peer's dgram tunnel");
         final int gidIndex = peer.ready().ipv4GidIndex();
-        final RemoteDutConfig config = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
+        final RemoteDutConfig servers = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
             tool -> peer.forwardedPort(RemoteDutConfig.DEFAULT_PORT + tool.portOffset()), "rxe0", gidIndex,
             CONNECT_FOR, WAIT_FLOOR_NS);
+        final String hostForGuest = peer.hostAddressForGuest(RemoteDutConfig.DEFAULT_LISTEN_PORT);
+        final RemoteDutConfig config = servers.withListener(RemoteDutConfig.DEFAULT_LISTEN_PORT,
+            hostForGuest.substring(0, hostForGuest.lastIndexOf(':')));
         final List<RemoteTool> tools = List.copyOf(RemoteTool.forScenarios(Catalogue.all()));
         final long start = System.nanoTime();
         final List<ScenarioResult> results;
-        try
+        // The client loops' listeners first: the clients then wait in their backlogs, not retrying meanwhile.
+        try (RequesterListeners listeners = new RequesterListeners().listenFor(config, tools))
         {
             for (final RemoteTool tool : tools)
             {
@@ -72,11 +81,14 @@ class ConformWithRxeTest
             }
             for (final RemoteTool tool : tools)
             {
-                peer.awaitGuestListening(RemoteDutConfig.DEFAULT_PORT + tool.portOffset(), CONNECT_FOR);
+                if (!tool.client())
+                {
+                    peer.awaitGuestListening(RemoteDutConfig.DEFAULT_PORT + tool.portOffset(), CONNECT_FOR);
+                }
             }
             try (TunnelLink link = peer.openLink("ConformWithRxeTest"))
             {
-                results = new ScenarioRunner(RemoteTestbed.factory(config, link), PeerProfile.RXE)
+                results = new ScenarioRunner(RemoteTestbed.factory(config, link, listeners), PeerProfile.RXE)
                     .runAll(Catalogue.all(), result -> System.out.println("[conform-rxe] " +
                         result.scenario().name() + " " + result.verdict() + " " + result.reason()));
             }
@@ -112,7 +124,7 @@ class ConformWithRxeTest
 
     private static String loopName(final RemoteTool tool)
     {
-        return "conform-" + tool.command().replace('_', '-');
+        return "conform-" + tool.command().replace('_', '-') + (tool.client() ? "-client" : "");
     }
 
     /**

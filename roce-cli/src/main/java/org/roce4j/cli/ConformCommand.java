@@ -18,12 +18,14 @@ import org.roce4j.conform.catalogue.Catalogue;
 import org.roce4j.conform.dut.RemoteDutConfig;
 import org.roce4j.conform.dut.RemoteTestbed;
 import org.roce4j.conform.dut.RemoteTool;
+import org.roce4j.conform.dut.RequesterListeners;
 import org.roce4j.conform.dut.SelfDut;
 import org.roce4j.conform.file.ScenarioFile;
 import org.roce4j.conform.report.ReportWriter;
 import org.roce4j.conform.report.TerminalTable;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
+import org.roce4j.wire.header.Ipv4Header;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -45,12 +47,14 @@ import picocli.CommandLine.Spec;
             "scenario (PASS, FAIL, DEVIATION explained by --profile, SKIP with its reason).",
         "The device under test is roce4j itself (--self, over the in-memory fabric, on an injected clock: no " +
             "waiting; congestion control on, DCQCN, so it is a CNP notification point), or a remote device (--link " +
-            "SPEC SERVER) driven only by stock tools: it runs perftest servers in loops (the run prints them), " +
-            "roce4j connects through their exchange for each scenario and sends its own requests on the QP it got; " +
-            "a part of a rule the tools cannot show (the payload in the DUT's memory, its completions) is reported " +
-            "as not checked beside the verdict of what was observed, and a scenario that needs what they cannot " +
-            "give (posting work on the DUT: the requester suite; a UD QP; a READ of their regions) SKIPs with the " +
-            "reason.",
+            "SPEC SERVER) driven only by stock tools: as responder it runs perftest servers in loops, roce4j " +
+            "connects through their exchange for each scenario and sends its own requests on the QP it got; as " +
+            "requester it runs perftest clients in loops towards roce4j (-s 64 -n 5 -t 1), which accepts their " +
+            "exchange as perftest's server and answers their requests as a misbehaving responder (the run prints " +
+            "every loop it needs). A part of a rule the tools cannot show (the payload in the DUT's memory, a " +
+            "completion's status) is reported as not checked beside the verdict of what was observed, and a " +
+            "scenario that needs what they cannot give (work no client loop posts; a UD QP; a READ of a region " +
+            "without remote read) SKIPs with the reason.",
         "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error."})
 public final class ConformCommand implements Callable<Integer>
 {
@@ -104,8 +108,19 @@ public final class ConformCommand implements Callable<Integer>
 
     @Option(names = "-p", paramLabel = "PORT",
         description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1, " +
-            "ib_send_bw's on PORT + 2 (default: 18515, perftest's)")
+            "ib_send_bw's on PORT + 2, ib_read_bw's on PORT + 3 (default: 18515, perftest's)")
     private Integer port;
+
+    @Option(names = "--listen", paramLabel = "PORT",
+        description = "the first port roce4j listens on (every address) for the remote DUT's client loops (the DUT " +
+            "as requester): ib_write_bw's connects to PORT, ib_read_bw's to PORT + 1, ib_send_bw's to PORT + 2 " +
+            "(default: 18525)")
+    private Integer listenPort;
+
+    @Option(names = "--peer-host", paramLabel = "HOST",
+        description = "roce4j's control address as the remote DUT reaches it, in the client loops printed for it " +
+            "(default: the --link's IPv4 address)")
+    private String peerHost;
 
     @Option(names = "--dut-wait", paramLabel = "MS", defaultValue = "50",
         description = "a remote DUT's least time to answer, and the shortest silence watched for, in milliseconds " +
@@ -180,14 +195,6 @@ public final class ConformCommand implements Callable<Integer>
                 throw new ParameterException(spec.commandLine(), "--dut-wait must be at least 1 ms, not " +
                     dutWaitMs);
             }
-            final RemoteDutConfig config = RemoteDutConfig.of(server, null == port ? RemoteDutConfig.DEFAULT_PORT :
-                port, dutDevice, null == gidIndex ? DEFAULT_DUT_GID_INDEX : gidIndex)
-                .withWaitFloorNs(dutWaitMs * 1_000_000L);
-            out.println("On the DUT (" + server + "), start these loops and leave them running:");
-            for (final RemoteTool tool : RemoteTool.forScenarios(selected))
-            {
-                out.println("  " + config.loop(tool));
-            }
             final Link peerLink;
             try
             {
@@ -198,12 +205,31 @@ public final class ConformCommand implements Callable<Integer>
                 throw new ParameterException(spec.commandLine(), "cannot open --link " + link + ": " +
                     ex.getMessage());
             }
-            try (Link opened = peerLink)
+            try (Link opened = peerLink; RequesterListeners listeners = new RequesterListeners())
             {
+                final RemoteDutConfig config = RemoteDutConfig.of(server, null == port ?
+                    RemoteDutConfig.DEFAULT_PORT : port, dutDevice, null == gidIndex ? DEFAULT_DUT_GID_INDEX : gidIndex)
+                    .withWaitFloorNs(dutWaitMs * 1_000_000L)
+                    .withListener(null == listenPort ? RemoteDutConfig.DEFAULT_LISTEN_PORT : listenPort,
+                        null == peerHost ? Ipv4Header.addressToString(opened.address().ipv4()) : peerHost);
+                out.println("On the DUT (" + server + "), start these loops and leave them running:");
+                for (final RemoteTool tool : RemoteTool.forScenarios(selected))
+                {
+                    out.println("  " + config.loop(tool));
+                }
+                try
+                {
+                    listeners.listenFor(config, RemoteTool.forScenarios(selected));
+                }
+                catch (final IOException ex)
+                {
+                    throw new ParameterException(spec.commandLine(), "cannot listen for the DUT's client loops on " +
+                        "port " + config.listenPort() + " and the next ones (--listen): " + ex.getMessage());
+                }
                 dutName = server + " (" + dutDevice + ", over " + opened.name() + ")";
                 table.header(dutName, peerProfile.cliName());
-                results = new ScenarioRunner(RemoteTestbed.factory(config, opened), peerProfile).runAll(selected,
-                    result ->
+                results = new ScenarioRunner(RemoteTestbed.factory(config, opened, listeners), peerProfile)
+                    .runAll(selected, result ->
                     {
                         table.row(result);
                         out.println("    DUT: " + config.needs(result.scenario()));

@@ -156,6 +156,24 @@ public final class Checkers
     public static List<Finding> retransmissionTiming(final Capture capture, final int originalIndex,
         final long timeoutNs)
     {
+        return retransmissionTiming(capture, originalIndex, timeoutNs, 0);
+    }
+
+    /**
+     * {@link #retransmissionTiming(Capture, int, long)} with a measurement tolerance at its lower bound: a
+     * retransmission measured up to {@code earlyToleranceNs} before the timeout is taken as on time, and the finding
+     * says so (a remote DUT's frames are timed when the runner polls them, not on the wire, and a kernel timer of n
+     * jiffies fires after n - 1 to n ticks: {@link org.roce4j.conform.dut.Testbed#timingToleranceNs}).
+     *
+     * @param capture          the capture.
+     * @param originalIndex    the capture index of the request first sent.
+     * @param timeoutNs        4.096 us x 2^timeout.
+     * @param earlyToleranceNs how much earlier than the timeout a measurement may be, 0 for an exact clock.
+     * @return one finding.
+     */
+    public static List<Finding> retransmissionTiming(final Capture capture, final int originalIndex,
+        final long timeoutNs, final long earlyToleranceNs)
+    {
         final CapturedFrame original = capture.frames().get(originalIndex);
         for (final CapturedFrame frame : capture.delivered(Direction.FROM_DUT))
         {
@@ -165,9 +183,15 @@ public final class Checkers
                 final long delayNs = frame.timeNs() - original.timeNs();
                 final String measured = "retransmission of PSN 0x" + Integer.toHexString(frame.psn()) + " after " +
                     ConformContext.micros(delayNs) + " (local ACK timeout " + ConformContext.micros(timeoutNs) + ")";
-                if (delayNs < timeoutNs)
+                if (delayNs < timeoutNs - earlyToleranceNs)
                 {
                     return List.of(Finding.violation(measured + ": earlier than the timeout", frame.index()));
+                }
+                if (delayNs < timeoutNs)
+                {
+                    return List.of(Finding.ok(measured + ": earlier than the timeout by less than the measurement " +
+                        "tolerance of " + ConformContext.micros(earlyToleranceNs) + ", taken as on time",
+                        frame.index()));
                 }
                 if (delayNs > LATE_RETRANSMISSION_FACTOR * timeoutNs)
                 {

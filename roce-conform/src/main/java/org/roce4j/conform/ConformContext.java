@@ -32,6 +32,13 @@ public final class ConformContext
     public static final int PEER_QPN = 0x77;
     /** The first PSN the peer sends (what the DUT's responder expects first). */
     public static final int PEER_PSN = 0x100;
+    /**
+     * The peer's pretend region, where the DUT as requester WRITEs and READs: the peer is scripted and keeps no memory,
+     * so any VA and R_Key do (a DUT's client loop takes them from the exchange).
+     */
+    public static final long PEER_VA = 0x7000_0000L;
+    /** The R_Key of the peer's pretend region. */
+    public static final int PEER_RKEY = 0x1234;
     /** UDP source port of crafted frames: any value is allowed (IBA A17.4.1 leaves it to the sender for entropy). */
     private static final int UDP_SOURCE_PORT = 0xC0DE;
     /** How many slices a wait is cut into: the resolution of measured times is the wait / this. */
@@ -178,6 +185,15 @@ public final class ConformContext
             throw new IllegalStateException("no frame was marked " + name);
         }
         return frame;
+    }
+
+    /**
+     * @return how much earlier than a DUT timer's due time a timed frame may be measured ({@link
+     *     Testbed#timingToleranceNs}).
+     */
+    public long timingToleranceNs()
+    {
+        return testbed.timingToleranceNs();
     }
 
     /**
@@ -331,8 +347,27 @@ public final class ConformContext
     {
         final long withinNs = Math.max(waitNs, testbed.waitFloorNs());
         final int from = cursor;
-        final long deadline = nowNs() + withinNs;
-        final long slice = Math.max(MIN_SLICE_NS, withinNs / WAIT_SLICES);
+        final CapturedFrame match = await(filter, withinNs);
+        if (null == match)
+        {
+            throw new ConformFailure("expected " + filter.description() + " within " + micros(withinNs) +
+                "; the DUT sent " + sentSince(from));
+        }
+        return match;
+    }
+
+    /**
+     * Wait for the DUT to send a frame matching the filter, as {@link #expect} does but without the testbed's wait
+     * floor and without failing: for the peer's own bookkeeping (answering a DUT's tool after the scenario).
+     *
+     * @param filter what to wait for.
+     * @param waitNs how long to wait at most.
+     * @return the frame, or null when none came in time.
+     */
+    public CapturedFrame await(final FrameFilter filter, final long waitNs)
+    {
+        final long deadline = nowNs() + waitNs;
+        final long slice = Math.max(MIN_SLICE_NS, waitNs / WAIT_SLICES);
         while (true)
         {
             settle();
@@ -343,11 +378,27 @@ public final class ConformContext
             }
             if (nowNs() >= deadline)
             {
-                throw new ConformFailure("expected " + filter.description() + " within " + micros(withinNs) +
-                    "; the DUT sent " + sentSince(from));
+                return null;
             }
             testbed.advanceNs(Math.min(slice, deadline - nowNs()));
         }
+    }
+
+    /**
+     * @param filter what to look for.
+     * @return the first frame the DUT sent so far that matches, wherever {@link #expect} has got to, or null.
+     */
+    public CapturedFrame seen(final FrameFilter filter)
+    {
+        settle();
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.FROM_DUT == frame.direction() && !frame.dropped() && filter.matches(frame))
+            {
+                return frame;
+            }
+        }
+        return null;
     }
 
     /**
@@ -373,22 +424,23 @@ public final class ConformContext
 
     /**
      * The observable substitute for the QP state of a DUT that does not show it ({@link Dut#showsQpState}): a
-     * zero-length WRITE ONLY with AckReq at the PSN after the highest one the DUT acknowledged must be ACKed with that
-     * PSN. A QP in the error state answers no request (IBA 10.3.1; rxe_resp.c drops requests to a QP in ERR), so the
-     * ACK shows the QP alive; a zero-length WRITE moves no data (C9-88).
+     * zero-length WRITE ONLY with AckReq at the PSN after the highest one the DUT acknowledged (the peer's first PSN
+     * when the peer has sent no request yet: the DUT as requester) must be ACKed with that PSN. A QP in the error state
+     * answers no request (IBA 10.3.1; rxe_resp.c drops requests to a QP in ERR), so the ACK shows the QP alive; a
+     * zero-length WRITE moves no data (C9-88).
      *
-     * @throws ConformSkip    when the DUT acknowledged nothing yet to probe from.
+     * @throws ConformSkip    when the DUT acknowledged nothing of the requests the peer sent, so no PSN is known.
      * @throws ConformFailure when the probe is not ACKed.
      */
     public void probeAlive()
     {
         final int highest = highestAcked();
-        if (highest < 0)
+        if (highest < 0 && sentRequest())
         {
             throw new ConformSkip("the DUT's QP state: the DUT does not show it, and it acknowledged nothing yet, so " +
                 "a request to probe it with has no known PSN");
         }
-        final int next = Psn.next(highest);
+        final int next = highest < 0 ? PEER_PSN : Psn.next(highest);
         send(frame(Opcode.RC_RDMA_WRITE_ONLY, next, new byte[0], b ->
         {
             b.bthHeader().ackReq(true);
@@ -403,6 +455,21 @@ public final class ConformContext
         }
         note("the DUT does not show its QP state: a zero-length WRITE ONLY at PSN 0x" + Integer.toHexString(next) +
             " was ACKed, so its QP is alive");
+    }
+
+    /**
+     * @return true when the peer has sent the DUT a request (its responder no longer expects the peer's first PSN).
+     */
+    private boolean sentRequest()
+    {
+        for (final CapturedFrame frame : capture.frames())
+        {
+            if (Direction.TO_DUT == frame.direction() && null != frame.opcode() && frame.opcode().isRequest())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -289,7 +289,15 @@ public final class Steps
      */
     public static Step qpInError()
     {
-        return verify("the DUT's QP is in error", ctx -> Checks.that(ctx.dut().qpInError(),
-            "the DUT's QP is not in the error state"));
+        return verify("the DUT's QP is in error", ctx ->
+        {
+            final boolean inError = ctx.dut().qpInError();
+            final String evidence = ctx.dut().qpStateEvidence();
+            Checks.that(inError, "the DUT's QP is not in the error state" + (null == evidence ? "" : ": " + evidence));
+            if (null != evidence)
+            {
+                ctx.note(evidence);
+            }
+        });
     }
 }

@@ -1,6 +1,5 @@
 package org.roce4j.conform.catalogue;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -20,7 +19,6 @@ import org.roce4j.conform.Steps;
 import org.roce4j.ib.WcStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Psn;
-import org.roce4j.wire.header.AethHeader;
 import org.roce4j.wire.header.AethHeader.NakCode;
 
 import static org.roce4j.conform.ConformContext.PEER_PSN;
@@ -35,7 +33,8 @@ public final class ResponderScenarios
     static final long RESPONSE_NS = 1_000_000L;
     /** How long silence is watched for: 1 ms. */
     static final long SILENCE_NS = 1_000_000L;
-    private static final byte[] DATA = Frames.pattern(64, 1);
+    /** What the catalogue's WRITEs carry. */
+    static final byte[] DATA = Frames.pattern(64, 1);
     /** The mark of the first atomic's answer, whose original value the later ones are judged against. */
     private static final String FIRST_ATOMIC_ACK = "first ATOMIC ACKNOWLEDGE";
     /** What a step that sends with {@link ConformContext#sendPastRnr} adds to its label. */
@@ -52,25 +51,27 @@ public final class ResponderScenarios
      */
     public static List<Scenario> all()
     {
-        return List.of(psnSequenceError(), duplicateWrite(), duplicateSend(), duplicateRead(),
-            duplicateReadShorter(), duplicateAtomic(), invalidRkey(), outsideMr(), mrWithoutRemoteRight(),
+        return List.of(psnSequenceError(), duplicateWrite(), duplicateSend(),
+            ResponderReadScenarios.duplicateRead(), ResponderReadScenarios.duplicateReadShorter(), duplicateAtomic(),
+            invalidRkey(), outsideMr(), mrWithoutRemoteRight(),
             zeroLengthWriteBadRkey(), middleWithoutFirst(), firstAfterFirst(), firstNotPathMtu(), lastLongerThanMtu(),
             sendLongerThanReceive(), sendWithoutReceive(), unalignedAtomic(), badIcrc(), wrongPkey(), tverNotZero(),
-            wrongDestinationIp(), udWrongQkey(), readsBeyondResponderResources(), ackReqAnswered());
+            wrongDestinationIp(), udWrongQkey(), ResponderReadScenarios.readsBeyondResponderResources(),
+            ackReqAnswered());
     }
 
-    private static Scenario.Builder responder(final String name)
+    static Scenario.Builder responder(final String name)
     {
         return Scenario.builder("responder." + name).side(Side.RESPONDER);
     }
 
-    private static int psn(final int delta)
+    static int psn(final int delta)
     {
         return Psn.add(PEER_PSN, delta);
     }
 
     /** The DUT ACKs a good WRITE at {@code psn}: normal service after whatever came before. */
-    private static Step[] normalService(final int psn)
+    static Step[] normalService(final int psn)
     {
         return new Step[] {
             Steps.send("a good WRITE ONLY at PSN 0x" + Integer.toHexString(psn),
@@ -143,56 +144,6 @@ public final class ResponderScenarios
                         "the duplicate SEND consumed a second receive");
                 })))
             .build();
-    }
-
-    static Scenario duplicateRead()
-    {
-        return responder("duplicate-read")
-            .rule("9.4.4", "a duplicate READ is answered again with the same data from its own PSN",
-                IbaSources.READ_RETRY)
-            .summary("WRITE a pattern, READ it, the same READ again")
-            .steps(Steps.connect(), remoteRead())
-            .steps(normalService(PEER_PSN))
-            .steps(Steps.send("READ of 64 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
-                    DATA.length)),
-                readResponseOf(DATA, psn(1)),
-                Steps.send("the same READ again", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
-                    DATA.length)),
-                readResponseOf(DATA, psn(1)))
-            .build();
-    }
-
-    static Scenario duplicateReadShorter()
-    {
-        return responder("duplicate-read-shorter")
-            .rule("9.4.4", "a duplicate READ for a subset of the original range is answered with that subset",
-                IbaSources.READ_RETRY)
-            .summary("READ 64 bytes, then a duplicate asking for the first 16")
-            .steps(Steps.connect(), remoteRead())
-            .steps(normalService(PEER_PSN))
-            .steps(Steps.send("READ of 64 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(), ctx.qp().rkey(),
-                    DATA.length)),
-                readResponseOf(DATA, psn(1)),
-                Steps.send("duplicate READ of 16 bytes", ctx -> Frames.read(ctx, psn(1), ctx.qp().va(),
-                    ctx.qp().rkey(), 16)),
-                readResponseOf(Arrays.copyOf(DATA, 16), psn(1)))
-            .build();
-    }
-
-    /** The READ scenarios need a region the DUT lets the peer read. */
-    private static Step remoteRead()
-    {
-        return Steps.verify("the DUT's region has remote read", ctx -> ctx.dut().requireRemoteRead());
-    }
-
-    private static Step readResponseOf(final byte[] data, final int psn)
-    {
-        return Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_RESPONSE_ONLY), RESPONSE_NS, response ->
-        {
-            Checks.equal("READ response PSN", psn, response.psn());
-            Checks.that(Arrays.equals(data, response.payload()), "READ response carries other data than was " +
-                "written (" + response.payload().length + " bytes)");
-        });
     }
 
     static Scenario duplicateAtomic()
@@ -513,55 +464,6 @@ public final class ResponderScenarios
                     "a UD SEND with the wrong Q_Key was received: " + ctx.completions())),
                 Steps.send("UD SEND with the right Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey(), DATA)),
                 Steps.completion(1, WcStatus.SUCCESS))
-            .build();
-    }
-
-    static Scenario readsBeyondResponderResources()
-    {
-        return responder("reads-beyond-resources")
-            .rule("9.4.4 / 9.9.3", "READs beyond the responder's max_dest_rd_atomic resources are either each " +
-                "answered from their own PSN with the right data or refused from the first one beyond with NAK " +
-                "invalid request; none is dropped silently")
-            .summary("a WRITE, then max_dest_rd_atomic + 1 READs of it in one burst, then a WRITE")
-            .steps(Steps.connect(), remoteRead())
-            .steps(normalService(PEER_PSN))
-            .steps(Steps.sendBurst("max_dest_rd_atomic + 1 READs of 64 bytes, back to back", ctx ->
-                {
-                    final List<byte[]> reads = new ArrayList<>();
-                    for (int i = 1; i <= ctx.qp().maxDestRdAtomic() + 1; i++)
-                    {
-                        reads.add(Frames.read(ctx, psn(i), ctx.qp().va(), ctx.qp().rkey(), DATA.length));
-                    }
-                    return reads;
-                }),
-                new Step("expect each READ answered in order, or the first beyond the resources refused", ctx ->
-                {
-                    final int reads = ctx.qp().maxDestRdAtomic() + 1;
-                    for (int i = 1; i <= reads; i++)
-                    {
-                        final CapturedFrame answer = ctx.expect(FrameFilter.anyAeth(), RESPONSE_NS);
-                        if (i == reads && answer.isNak() &&
-                            NakCode.INVALID_REQUEST.code() == AethHeader.value(answer.syndrome()))
-                        {
-                            Checks.equal("NAK PSN", psn(i), answer.psn());
-                            ctx.note("the READ beyond the resources was refused with NAK invalid request");
-                            Checks.that(ctx.dut().qpInError(), "the DUT refused the READ with NAK invalid request " +
-                                "but its QP is not in the error state");
-                            return;
-                        }
-                        Checks.that(Opcode.RC_RDMA_READ_RESPONSE_ONLY == answer.opcode(), "READ " + i + " of " +
-                            reads + " was answered with " + answer.label());
-                        Checks.equal("READ response PSN", psn(i), answer.psn());
-                        Checks.that(Arrays.equals(DATA, answer.payload()), "READ response " + i + " carries " +
-                            "other data than was written");
-                    }
-                    ctx.note("all " + reads + " READs answered (the responder recycles its resources, as rxe does)");
-                    final int next = psn(reads + 1);
-                    ctx.send(Frames.writeOnly(ctx, next, DATA));
-                    Checks.equal("ACK PSN of the WRITE after the READs", next,
-                        ctx.expect(FrameFilter.ack(), RESPONSE_NS).psn());
-                }),
-                Steps.check("MSN monotonic", ctx -> Checkers.msnMonotonic(ctx.capture())))
             .build();
     }
 

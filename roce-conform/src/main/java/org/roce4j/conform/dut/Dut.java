@@ -66,6 +66,15 @@ public interface Dut extends AutoCloseable
     }
 
     /**
+     * @return how {@link #qpInError} knew the QP state of a DUT that does not show it directly ({@link #showsQpState}
+     *     false), for the report; null when it reads the state itself.
+     */
+    default String qpStateEvidence()
+    {
+        return null;
+    }
+
+    /**
      * @return false when the DUT's completions cannot be read from here (a stock tool does not report them): a step
      *     that needs them is not checked ({@link org.roce4j.conform.Steps#whereObservable}) or SKIPs.
      */
@@ -89,6 +98,15 @@ public interface Dut extends AutoCloseable
      */
     default void requireRemoteRead()
     {
+    }
+
+    /**
+     * @return false when the DUT's exposed region has no remote write right (a scenario that needs known data in it
+     *     reads it instead of writing it).
+     */
+    default boolean acceptsRemoteWrite()
+    {
+        return true;
     }
 
     /**

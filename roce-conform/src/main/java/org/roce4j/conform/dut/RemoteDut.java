@@ -2,12 +2,8 @@ package org.roce4j.conform.dut;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.ConformContext;
 import org.roce4j.conform.ConformFailure;
@@ -26,12 +22,9 @@ import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.tunnel.TunnelLink;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.AethHeader;
-import org.roce4j.wire.header.Ipv4Header;
 
 /**
  * A device under test reached over a real link and driven only by a stock tool it runs in a loop (the DUT as
@@ -47,7 +40,7 @@ import org.roce4j.wire.header.Ipv4Header;
  * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
  * (reading or writing the DUT's memory, its completions).
  */
-public final class RemoteDut implements Dut
+public final class RemoteDut extends StockToolDut
 {
     /** perftest's DEF_QP_TIME: the local ACK timeout exponent of its QPs (4.096 us x 2^14 = 67 ms). */
     static final int PERFTEST_TIMEOUT = 14;
@@ -59,8 +52,6 @@ public final class RemoteDut implements Dut
     static final int PERFTEST_QKEY = 0x1111_1111;
     /** out_reads the peer announces: the DUT's max_rd_atomic towards it (it sends no request here). */
     private static final int PEER_OUT_READS = 16;
-    /** How long ARP for the DUT may take. */
-    private static final Duration RESOLVE_TIMEOUT = Duration.ofSeconds(10);
     /** Pause before connecting again to a loop that closed the connection: 100 ms. */
     private static final long RECONNECT_PAUSE_NS = 100_000_000L;
     /** How long each read of the closing exchange may take. */
@@ -69,8 +60,7 @@ public final class RemoteDut implements Dut
     private final RemoteDutConfig config;
     private final RemoteTool tool;
     private final Link link;
-    private final IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
-    private PerftestSession session;
+    private final DutLinkWaits waits;
     private PerftestDest local;
     private PerftestSysData sys;
     private int mtuBytes;
@@ -88,11 +78,13 @@ public final class RemoteDut implements Dut
         this.config = config;
         this.tool = tool;
         this.link = link;
+        this.waits = new DutLinkWaits(link);
     }
 
     /**
      * @return the tool this scenario connects to, or null.
      */
+    @Override
     public RemoteTool tool()
     {
         return tool;
@@ -116,19 +108,11 @@ public final class RemoteDut implements Dut
         {
             throw new ConformSkip("a UD QP on the DUT: the server loops run RC QPs (not implemented yet)");
         }
-        final FutureTask<PerftestDest> exchange = new FutureTask<>(() -> exchange(peer));
-        final Thread thread = new Thread(exchange, "conform-exchange");
-        thread.setDaemon(true);
-        thread.start();
-        while (!exchange.isDone())
-        {
-            // The DUT resolves the peer's MAC while it moves its QP to RTR: answer its ARP meanwhile.
-            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
-        }
         final PerftestDest remote;
         try
         {
-            remote = exchange.get();
+            // The DUT resolves the peer's MAC while it moves its QP to RTR: its ARP is answered meanwhile.
+            remote = waits.whilePolling("conform-exchange", () -> exchange(peer), (buffer, offset, length) -> {});
         }
         catch (final InterruptedException ex)
         {
@@ -147,7 +131,7 @@ public final class RemoteDut implements Dut
                 "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
         }
         final int dutIp = (int)remote.gidLow();
-        qp = new DutQp(QpType.RC, new LinkAddress(resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
+        qp = new DutQp(QpType.RC, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
             mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
             PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
         return qp;
@@ -202,30 +186,6 @@ public final class RemoteDut implements Dut
     }
 
     /**
-     * The DUT's MAC, so frames to another IP can still be addressed to it: resolved by ARP on a link with layer 2 of
-     * its own (the tunnel); 0 on other links, which fill in the destination per frame.
-     */
-    private long resolveMac(final int ip)
-    {
-        if (!(link instanceof TunnelLink tunnel))
-        {
-            return 0;
-        }
-        tunnel.resolve(ip);
-        final long deadlineNs = System.nanoTime() + RESOLVE_TIMEOUT.toNanos();
-        while (Mac.NONE == tunnel.resolvedMac(ip))
-        {
-            if (System.nanoTime() - deadlineNs > 0)
-            {
-                throw new IllegalStateException("the DUT at " + Ipv4Header.addressToString(ip) + " did not " +
-                    "answer ARP within " + RESOLVE_TIMEOUT);
-            }
-            idle.idle(link.poll((buffer, offset, length) -> {}, 16) + link.flush());
-        }
-        return tunnel.resolvedMac(ip);
-    }
-
-    /**
      * ib_send_bw posts its own receives, {@link RemoteTool#SEND_BW_RECEIVE_BYTES} bytes each, once the peer passes
      * the barriers before its run (send_bw.c); the scenario's first receive passes them, later ones are already there.
      * Another tool posts none.
@@ -263,14 +223,18 @@ public final class RemoteDut implements Dut
     }
 
     @Override
-    public boolean showsCompletions()
+    public boolean acceptsRemoteWrite()
     {
-        return false;
+        return RemoteTool.WRITE_BW == tool;
     }
 
     @Override
     public void requireRemoteRead()
     {
+        if (RemoteTool.READ_BW == tool)
+        {
+            return;
+        }
         throw new ConformSkip("a READ of the DUT's region: " + tool + " registers it without remote read (perftest " +
             "create_single_mr gives its region its own verb's right only)");
     }
@@ -282,27 +246,9 @@ public final class RemoteDut implements Dut
     }
 
     @Override
-    public int progress()
-    {
-        return 0;
-    }
-
-    @Override
-    public List<DutCompletion> pollCompletions()
-    {
-        return List.of();
-    }
-
-    @Override
     public boolean qpInError()
     {
         throw new ConformSkip("the DUT's QP state: " + tool + " does not report it");
-    }
-
-    @Override
-    public boolean showsQpState()
-    {
-        return false;
     }
 
     @Override
@@ -310,18 +256,6 @@ public final class RemoteDut implements Dut
     {
         throw new ConformSkip("reading the DUT's memory: " + tool + " does not show it, and its region has no " +
             "remote read right to read it back with");
-    }
-
-    @Override
-    public void writeMemory(final int offset, final byte[] bytes)
-    {
-        throw new ConformSkip("writing the DUT's memory locally: " + tool + " does not");
-    }
-
-    @Override
-    public String describeCounters()
-    {
-        return "(a remote DUT's counters are read on the DUT)";
     }
 
     /**
@@ -389,23 +323,5 @@ public final class RemoteDut implements Dut
         {
             disconnect();
         }
-    }
-
-    /** Drop the exchange's connection without its closing steps (the DUT's tool gives up and its loop restarts it). */
-    private void disconnect()
-    {
-        if (null == session)
-        {
-            return;
-        }
-        try
-        {
-            session.close();
-        }
-        catch (final IOException ignored)
-        {
-            // Nothing more to release.
-        }
-        session = null;
     }
 }

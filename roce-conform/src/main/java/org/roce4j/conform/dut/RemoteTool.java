@@ -13,8 +13,9 @@ import org.roce4j.conform.Side;
  * The stock tool a remote DUT runs, in a loop, as the server a scenario connects to ({@link RemoteDut}): a perftest
  * bandwidth server whose out-of-band exchange gives the QPN, the first PSN, the R_Key and the VA of its buffer, and
  * whose region has the one remote right its verb needs (perftest's create_single_mr: REMOTE_WRITE for ib_write_bw,
- * REMOTE_ATOMIC for ib_atomic_bw, none for ib_send_bw, never more). Each tool listens on its own port, so all the loops
- * run side by side.
+ * REMOTE_READ for ib_read_bw, REMOTE_ATOMIC for ib_atomic_bw, none for ib_send_bw, never more). Each tool listens
+ * on its own port, so all the loops run side by side. The client tools are the DUT as requester: perftest clients
+ * in loops that connect to roce4j's listener ({@link RemoteRequesterDut}).
  */
 public enum RemoteTool
 {
@@ -27,37 +28,83 @@ public enum RemoteTool
      * them between the exchange's two barriers (send_bw.c: ctx_connect, ctx_hand_shake, ctx_set_recv_wqes,
      * ctx_hand_shake), so until the peer passes the barriers its QP is at RTS with no receive posted.
      */
-    SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES);
+    SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES),
+    /** ib_read_bw: a region with remote read only (no remote write), for the READ scenarios. */
+    READ_BW("ib_read_bw", 3, 65_536, ""),
+    /**
+     * ib_write_bw as client (the DUT as requester): WRITEs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time
+     * (-t 1: perftest posts the next WRITE only once the last one completed, so its next WRITE at the next PSN shows
+     * the completion), {@value #CLIENT_ITERATIONS} of them per run (-n), to roce4j's listener.
+     */
+    WRITE_CLIENT("ib_write_bw", 0, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true),
+    /** ib_read_bw as client: READs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time. */
+    READ_CLIENT("ib_read_bw", 1, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true),
+    /** ib_send_bw as client: SENDs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time. */
+    SEND_CLIENT("ib_send_bw", 2, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true);
 
     /**
      * The message size ib_send_bw's loop is given (-s), the length of each receive its server posts
      * (perftest_resources.c ctx_set_recv_wqes: one SGE of the message size): 64 bytes, so a SEND of 65 is longer.
      */
     public static final int SEND_BW_RECEIVE_BYTES = 64;
+    /** The message size of the client loops (the DUT as requester): one packet at any path MTU. */
+    public static final int CLIENT_MESSAGE_BYTES = 64;
+    /** Iterations of each client run: perftest's least (5), so the run after a scenario ends soon. */
+    public static final int CLIENT_ITERATIONS = 5;
+    /** The options of every client loop: its size, its iterations, one request outstanding (tx depth 1). */
+    private static final String CLIENT_OPTIONS = " -s " + CLIENT_MESSAGE_BYTES + " -n " + CLIENT_ITERATIONS +
+        " -t 1";
 
     /**
      * Which tool each scenario of the catalogue needs as DUT, by name (a scenario that is not here runs with
-     * {@link #WRITE_BW} when it is a responder or congestion scenario; requester scenarios need the DUT to post work,
-     * which no server loop does).
+     * {@link #WRITE_BW} when it is a responder or congestion scenario; a requester scenario that is not here needs work
+     * no client loop posts: {@link #requesterGap}).
      */
-    private static final Map<String, RemoteTool> BY_SCENARIO = Map.of(
-        "responder.duplicate-atomic", ATOMIC_BW,
-        "responder.unaligned-atomic", ATOMIC_BW,
-        "responder.duplicate-send", SEND_BW,
-        "responder.send-longer-than-receive", SEND_BW,
-        "responder.send-without-receive-rnr", SEND_BW);
+    private static final Map<String, RemoteTool> BY_SCENARIO = Map.ofEntries(
+        Map.entry("responder.duplicate-atomic", ATOMIC_BW),
+        Map.entry("responder.unaligned-atomic", ATOMIC_BW),
+        Map.entry("responder.duplicate-send", SEND_BW),
+        Map.entry("responder.send-longer-than-receive", SEND_BW),
+        Map.entry("responder.send-without-receive-rnr", SEND_BW),
+        Map.entry("responder.duplicate-read", READ_BW),
+        Map.entry("responder.duplicate-read-shorter", READ_BW),
+        Map.entry("responder.reads-beyond-resources", READ_BW),
+        Map.entry("requester.lost-ack-retransmit", WRITE_CLIENT),
+        Map.entry("requester.late-ack-after-retransmit", WRITE_CLIENT),
+        Map.entry("requester.ghost-ack-ignored", WRITE_CLIENT),
+        Map.entry("requester.duplicate-ack-harmless", WRITE_CLIENT),
+        Map.entry("requester.retry-exhausted", WRITE_CLIENT),
+        Map.entry("requester.rnr-nak-wait-retry", SEND_CLIENT),
+        Map.entry("requester.read-response-too-long", READ_CLIENT),
+        Map.entry("requester.read-response-wrong-opcode", READ_CLIENT));
 
     private final String command;
     private final int portOffset;
     private final int sizeBytes;
     private final String options;
+    private final boolean client;
 
     RemoteTool(final String command, final int portOffset, final int sizeBytes, final String options)
+    {
+        this(command, portOffset, sizeBytes, options, false);
+    }
+
+    RemoteTool(final String command, final int portOffset, final int sizeBytes, final String options,
+        final boolean client)
     {
         this.command = command;
         this.portOffset = portOffset;
         this.sizeBytes = sizeBytes;
         this.options = options;
+        this.client = client;
+    }
+
+    /**
+     * @return true for a client loop (the DUT as requester, connecting to roce4j's listener), false for a server loop.
+     */
+    public boolean client()
+    {
+        return client;
     }
 
     /**
@@ -69,7 +116,8 @@ public enum RemoteTool
     }
 
     /**
-     * @return added to the base control port: the tool's loop listens on base + this.
+     * @return added to the base control port: a server loop listens on base + this, a client loop connects to
+     *     roce4j's listen port + this.
      */
     public int portOffset()
     {
@@ -108,28 +156,58 @@ public enum RemoteTool
      */
     public String loop(final String device, final int gidIndex, final int port)
     {
-        return String.format(Locale.ROOT, "while :; do %s -d %s -x %d -p %d%s; done", command, device, gidIndex, port,
-            options);
+        return loop(device, gidIndex, port, "");
+    }
+
+    /**
+     * @param device   the DUT's RDMA device.
+     * @param gidIndex the DUT's GID index of its RoCEv2 IPv4 GID.
+     * @param port     the port the loop listens on, or (a client loop) connects to.
+     * @param peerHost roce4j's control address as the DUT reaches it, for a client loop (ignored for a server).
+     * @return the shell loop the DUT runs.
+     */
+    public String loop(final String device, final int gidIndex, final int port, final String peerHost)
+    {
+        return String.format(Locale.ROOT, "while :; do %s -d %s -x %d -p %d%s%s; done", command, device, gidIndex,
+            port, options, client ? " " + peerHost : "");
+    }
+
+    /**
+     * Why no client loop serves a requester scenario that {@link #forScenario} gives no tool.
+     *
+     * @param name the scenario's name.
+     * @return the reason, naming the work the scenario needs the DUT to post.
+     */
+    public static String requesterGap(final String name)
+    {
+        return switch (name)
+        {
+            case "requester.nak-sequence-go-back-n" -> "a WRITE of 4 path MTUs posted on the DUT: the client loops " +
+                "post messages of " + CLIENT_MESSAGE_BYTES + " bytes (one packet)";
+            case "requester.read-response-placed" -> "a READ of 2 path MTUs posted on the DUT and its memory read " +
+                "back: the client loops post messages of " + CLIENT_MESSAGE_BYTES + " bytes and show no memory";
+            case "requester.implied-nak-read" -> "a READ and a WRITE posted together on the DUT: a perftest client " +
+                "posts one verb";
+            case "requester.ackreq-cadence" -> "a WRITE of 100 path MTUs posted on the DUT: the client loops post " +
+                "messages of " + CLIENT_MESSAGE_BYTES + " bytes (one packet)";
+            default -> "work posted on the DUT that no client loop posts";
+        };
     }
 
     /**
      * @param name the scenario's name.
      * @param side its side.
-     * @return the tool the scenario needs on a remote DUT, or null when no server loop can serve it (the DUT as
-     *     requester).
+     * @return the tool the scenario needs on a remote DUT, or null when no loop can serve it (a requester scenario
+     *     whose work no client loop posts: {@link #requesterGap}).
      */
     public static RemoteTool forScenario(final String name, final Side side)
     {
-        if (Side.REQUESTER == side)
-        {
-            return null;
-        }
-        return BY_SCENARIO.getOrDefault(name, WRITE_BW);
+        return BY_SCENARIO.getOrDefault(name, Side.REQUESTER == side ? null : WRITE_BW);
     }
 
     /**
      * @param scenario a scenario.
-     * @return the tool it needs on a remote DUT, or null when no server loop can serve it.
+     * @return the tool it needs on a remote DUT, or null when no loop can serve it.
      */
     public static RemoteTool forScenario(final Scenario scenario)
     {

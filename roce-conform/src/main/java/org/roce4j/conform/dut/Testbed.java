@@ -41,6 +41,15 @@ public interface Testbed extends AutoCloseable
     }
 
     /**
+     * @return how much earlier than a DUT timer's due time a timed frame may be measured and still be taken as on time,
+     *     nanoseconds: 0 for a DUT on the runner's clock (measured exactly).
+     */
+    default long timingToleranceNs()
+    {
+        return 0;
+    }
+
+    /**
      * Release the DUT and the links.
      */
     @Override

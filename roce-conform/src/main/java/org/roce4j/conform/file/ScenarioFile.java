@@ -158,10 +158,6 @@ public final class ScenarioFile
         }
     }
 
-    /** The peer is scripted: its pretend region for the DUT's WRITEs and READs, any VA and R_Key do. */
-    private static final long PEER_VA = 0x7000_0000L;
-    private static final int PEER_RKEY = 0x1234;
-
     private static Step post(final JsonNode args)
     {
         final String op = text(args, "op");
@@ -172,10 +168,10 @@ public final class ScenarioFile
         {
             case "write":
                 return Steps.post("an RDMA WRITE of " + length + " bytes (wr_id " + wrId + ")",
-                    ctx -> DutWork.write(wrId, offset, length, PEER_VA, PEER_RKEY));
+                    ctx -> DutWork.write(wrId, offset, length, ConformContext.PEER_VA, ConformContext.PEER_RKEY));
             case "read":
                 return Steps.post("an RDMA READ of " + length + " bytes (wr_id " + wrId + ")",
-                    ctx -> DutWork.read(wrId, offset, length, PEER_VA, PEER_RKEY));
+                    ctx -> DutWork.read(wrId, offset, length, ConformContext.PEER_VA, ConformContext.PEER_RKEY));
             case "send":
                 return Steps.post("a SEND of " + length + " bytes (wr_id " + wrId + ")",
                     ctx -> DutWork.send(wrId, offset, length));

@@ -76,6 +76,7 @@ final class PerftestServerLoop implements AutoCloseable
         {
             case ATOMIC_BW -> AccessFlags.REMOTE_ATOMIC;
             case SEND_BW -> 0;
+            case READ_BW -> AccessFlags.REMOTE_READ;
             default -> AccessFlags.REMOTE_WRITE;
         };
         // perftest registers twice its buffer and names the second half; the first half is never touched here.

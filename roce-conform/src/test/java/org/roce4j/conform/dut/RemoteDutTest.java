@@ -19,7 +19,6 @@ import org.roce4j.transport.link.Link;
 import org.roce4j.transport.link.LinkSpecs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,7 +51,8 @@ class RemoteDutTest
         expected.put("responder.unaligned-atomic", Verdict.PASS);
         expected.put("responder.psn-sequence-error", Verdict.PASS);
         expected.put("responder.duplicate-write", Verdict.PASS);
-        expected.put("responder.duplicate-read", Verdict.SKIP);
+        expected.put("responder.duplicate-read", Verdict.PASS);
+        expected.put("responder.duplicate-read-shorter", Verdict.PASS);
         expected.put("responder.ackreq-answered", Verdict.PASS);
         expected.put("responder.duplicate-send", Verdict.PASS);
         expected.put("responder.send-longer-than-receive", Verdict.PASS);
@@ -61,30 +61,32 @@ class RemoteDutTest
         expected.put("responder.wrong-destination-ip-dropped", Verdict.SKIP);
         expected.put("responder.zero-length-write-bad-rkey", Verdict.PASS);
         expected.put("congestion.cnp-harmless", Verdict.PASS);
-        expected.put("requester.lost-ack-retransmit", Verdict.SKIP);
+        expected.put("requester.nak-sequence-go-back-n", Verdict.SKIP);
         final Map<String, String> skipWords = Map.of(
-            "responder.duplicate-read", "a READ of the DUT's region: ib_write_bw registers it without remote read",
             "responder.ud-wrong-qkey-dropped", "a UD QP on the DUT",
             "responder.wrong-destination-ip-dropped", "the DUT's MAC is not known",
-            "requester.lost-ack-retransmit", "the DUT as requester");
+            "requester.nak-sequence-go-back-n", "the DUT as requester: a WRITE of 4 path MTUs posted on the DUT");
         final List<Scenario> scenarios = new ArrayList<>();
         expected.keySet().forEach(name -> scenarios.add(Catalogue.named(name)));
 
         try (PerftestServerLoop write = new PerftestServerLoop(DUT_IP, RemoteTool.WRITE_BW);
-            Link link = LinkSpecs.open("memory:" + PEER_IP))
+            Link link = LinkSpecs.open("memory:" + PEER_IP);
+            RequesterListeners listeners = new RequesterListeners())
         {
             // Both tools on one device would be two ports of one address: ib_atomic_bw's loop gets its own address.
             try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW);
-                PerftestServerLoop send = new PerftestServerLoop("10.0.78.4", RemoteTool.SEND_BW))
+                PerftestServerLoop send = new PerftestServerLoop("10.0.78.4", RemoteTool.SEND_BW);
+                PerftestServerLoop read = new PerftestServerLoop("10.0.78.5", RemoteTool.READ_BW))
             {
                 final RemoteDutConfig config = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
                     tool -> switch (tool)
                     {
                         case ATOMIC_BW -> atomic.port();
                         case SEND_BW -> send.port();
+                        case READ_BW -> read.port();
                         default -> write.port();
                     }, "roce4j", 1, Duration.ofSeconds(10), WAIT_FLOOR_NS);
-                final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link),
+                final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link, listeners),
                     PeerProfile.NONE).runAll(scenarios, result -> { });
 
                 final List<String> wrong = new ArrayList<>();
@@ -107,7 +109,9 @@ class RemoteDutTest
                 // Every scenario that connected finished the exchange, so the loop served the next one; the send
                 // loop's runs were each ended by the SEND longer than its receives (RemoteDut.finish).
                 assertEquals(2, atomic.awaitServed(2), "ib_atomic_bw loop connections");
-                assertEquals(11, write.awaitServed(11), "ib_write_bw loop connections");
+                assertEquals(10, write.awaitServed(10), "ib_write_bw loop connections");
+                assertEquals(2, read.awaitServed(2), "ib_read_bw loop connections");
+                assertEquals(List.of(), read.errors(), "the read loop's exchanges");
                 assertEquals(3, send.awaitServed(3), "ib_send_bw loop connections");
                 final ScenarioResult sequence = results.get(List.copyOf(expected.keySet())
                     .indexOf("responder.psn-sequence-error"));
@@ -147,20 +151,29 @@ class RemoteDutTest
             config.needs(Catalogue.named("responder.duplicate-atomic")));
         assertEquals("while :; do ib_send_bw -d mlx5_0 -x 3 -p 18517 -s 64; done",
             config.needs(Catalogue.named("responder.send-longer-than-receive")));
-        assertTrue(config.needs(Catalogue.named("requester.lost-ack-retransmit")).contains("not implemented"));
+        assertEquals("while :; do ib_write_bw -d mlx5_0 -x 3 -p 18525 -s 64 -n 5 -t 1 ROCE4J_IP; done",
+            config.needs(Catalogue.named("requester.lost-ack-retransmit")));
+        assertEquals("while :; do ib_read_bw -d mlx5_0 -x 3 -p 18526 -s 64 -n 5 -t 1 192.168.1.10; done",
+            config.withListener(18525, "192.168.1.10").needs(Catalogue.named("requester.read-response-too-long")));
+        assertEquals("no loop: a READ and a WRITE posted together on the DUT: a perftest client posts one verb",
+            config.needs(Catalogue.named("requester.implied-nak-read")));
+        int requesters = 0;
         for (final Scenario scenario : Catalogue.all())
         {
             final RemoteTool tool = RemoteTool.forScenario(scenario);
             if (Side.REQUESTER == scenario.side())
             {
-                assertNull(tool, scenario.name());
+                requesters += null == tool ? 0 : 1;
+                assertTrue(null == tool || tool.client(), scenario.name());
             }
             else
             {
-                assertTrue(null != tool, scenario.name());
+                assertTrue(null != tool && !tool.client(), scenario.name());
             }
         }
-        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW),
-            List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
+        assertEquals(8, requesters, "requester scenarios a client loop serves");
+        assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW, RemoteTool.READ_BW,
+            RemoteTool.WRITE_CLIENT,
+            RemoteTool.READ_CLIENT, RemoteTool.SEND_CLIENT), List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
     }
 }
