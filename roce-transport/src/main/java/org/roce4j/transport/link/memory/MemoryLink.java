@@ -27,8 +27,8 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * One port of a {@link MemoryFabric}: a {@link Link} whose medium is the in-memory switch.
  *
  * <p>Sending: {@link #tryClaim(int)} hands out the port's staging area (one claim at a time); {@link #commit(int,
- * int)} routes the frame on its destination IP (or, failing that, its destination MAC), writes the destination
- * port's MAC into it, applies this port's
+ * int)} routes the frame on its destination IP (or, failing that, its destination MAC; a multicast group goes to every
+ * other port, with the group's MAC), writes the destination port's MAC into it, applies this port's
  * {@link #faults()} and copies it into the destination port's inbound ring: the one copy of the "wire". Nothing
  * waits; a full destination ring, an unknown destination or an oversized frame drops the frame and counts it (see
  * {@link FabricCounter}). {@link #flush()} only releases reordered frames whose wait has expired.
