@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
     versionProvider = VersionProvider.class,
     description = {
         "roce4j: a pure-Java RoCEv2 endpoint. demo runs two endpoints in this JVM and decodes every packet; decode " +
-            "prints the RoCEv2 frames of a capture; pingpong, perf, rping, udaddy, ucmatose, rdma_server and " +
+            "prints the RoCEv2 frames of a capture; pingpong, perf, rping, udaddy, ucmatose, mckey, rdma_server and " +
             "rdma_client stand in for ibv_rc_pingpong, perftest's ib_* tools, rping and librdmacm's examples, " +
             "against C peers or with both sides in this process; incast simulates senders into one receiver " +
             "through a switch, with or without DCQCN; devinfo " +
@@ -40,6 +40,7 @@ import picocli.CommandLine.Spec;
         PerfCommand.class,
         RpingCommand.class,
         UdaddyCommand.class,
+        MckeyCommand.class,
         UcmatoseCommand.class,
         RdmaServerCommand.class,
         RdmaClientCommand.class,

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RoceCommandHelpTest
 {
     private static final List<String> SUBCOMMANDS = List.of("demo", "decode", "pingpong", "perf", "rping", "udaddy",
-        "ucmatose", "rdma_server", "rdma_client", "incast", "devinfo",
+        "mckey", "ucmatose", "rdma_server", "rdma_client", "incast", "devinfo",
         "gids", "conform");
 
     @Test

@@ -11,6 +11,16 @@ public enum TransportCounter
     PACKETS_SENT,
     /** RoCE packets accepted for a local QP (rxe rcvd_pkts). */
     PACKETS_RECEIVED,
+    /**
+     * UD packets sent to a multicast group (DestQP 0xFFFFFF), as the IBA PortCounters attribute's
+     * PortMulticastXmitPkts and the kernel's multicast_xmit_packets count them.
+     */
+    MULTICAST_XMIT_PACKETS,
+    /**
+     * Multicast packets received for a group with attached QPs, once per packet whatever the number of QPs it goes
+     * to (PortMulticastRcvPkts, multicast_rcv_packets); each QP that takes a copy also counts in PACKETS_RECEIVED.
+     */
+    MULTICAST_RCV_PACKETS,
     /** Payload bytes sent in requests and read responses. */
     PAYLOAD_BYTES_SENT,
     /** Payload bytes placed into local memory. */
@@ -36,6 +46,11 @@ public enum TransportCounter
     DROP_BAD_PKEY,
     /** UD packets whose Q_Key does not match the QP's (rxe qkey_viol_cntr). */
     DROP_BAD_QKEY,
+    /**
+     * Packets to the multicast QPN 0xFFFFFF whose destination GID is no group a local QP is attached to (rxe's
+     * rxe_rcv_mcast_pkt drops them silently: "mcast group not registered").
+     */
+    DROP_NO_MCAST_GROUP,
     /** Out-of-sequence RC requests dropped after the one PSN-sequence NAK was sent (rxe sent_psn_nak). */
     DROP_OUT_OF_SEQUENCE,
     /** UC packets dropped: PSN gap, broken opcode sequence or an incomplete message (IBA 9.8.2 class D/E). */

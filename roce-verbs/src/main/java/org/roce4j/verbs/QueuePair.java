@@ -10,6 +10,7 @@ import org.roce4j.ib.WrOpcode;
 import org.roce4j.transport.cc.QpRate;
 import org.roce4j.transport.provider.DeviceOps;
 import org.roce4j.transport.provider.QpOps;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * A queue pair (struct ibv_qp): created in RESET, brought up with {@link #modify} (checked against
@@ -354,6 +355,62 @@ public final class QueuePair
     }
 
     /**
+     * Attach the QP to a multicast group (ibv_attach_mcast): UD SENDs to the group (an address handle whose GID is the
+     * group, remote QPN 0xFFFFFF) reach this QP from now on, with the Q_Key checked against the QP's own. On RoCE the
+     * group is its IP address as a GID (IPv4-mapped or IPv6) and there is no LID, so ibv_attach_mcast's lid has no
+     * counterpart. As in rxe, attaching twice to one group succeeds and changes nothing; a device holds at most 8192
+     * groups of at most 56 QPs each (RXE_MAX_MCAST_GRP, RXE_MAX_MCAST_QP_ATTACH).
+     *
+     * @param gid the group: ff00::/8, or IPv4-mapped 224.0.0.0/4 ({@code Gid.parse("::ffff:239.0.0.1")}).
+     * @throws IllegalArgumentException when the QP is not UD or the GID is not a multicast group (EINVAL).
+     * @throws IllegalStateException    when destroyed, a group limit is reached, or the link cannot join the group.
+     */
+    public void attachMcast(final Gid gid)
+    {
+        checkMcast(gid, "attach_mcast");
+        device.control(() ->
+        {
+            engine.attachMcast(qp, gid.high(), gid.low());
+            return null;
+        });
+    }
+
+    /**
+     * Detach the QP from a multicast group it was attached to (ibv_detach_mcast). A QP still attached to a group
+     * cannot be destroyed (rxe: EBUSY).
+     *
+     * @param gid the group.
+     * @throws IllegalArgumentException when the QP is not attached to that group, is not UD, or the GID is not a
+     *                                  multicast group (EINVAL).
+     * @throws IllegalStateException    when destroyed.
+     */
+    public void detachMcast(final Gid gid)
+    {
+        checkMcast(gid, "detach_mcast");
+        device.control(() ->
+        {
+            engine.detachMcast(qp, gid.high(), gid.low());
+            return null;
+        });
+    }
+
+    private void checkMcast(final Gid gid, final String verb)
+    {
+        ProgressGroup.requireNonNull(gid, "gid");
+        checkAlive();
+        if (QpType.UD != type)
+        {
+            throw new IllegalArgumentException(label + ": " + verb + " needs a UD QP, this one is " + type +
+                " (ib_attach_mcast: EINVAL)");
+        }
+        if (!Gid.isMulticastGroup(gid.high(), gid.low()))
+        {
+            throw new IllegalArgumentException(label + ": " + verb + ": " + gid + " is not a multicast GID " +
+                "(ff00::/8, or IPv4-mapped 224.0.0.0/4 such as ::ffff:239.0.0.1)");
+        }
+    }
+
+    /**
      * Read the QP's congestion-control state: with DCQCN ({@code EngineConfig.congestionControl}), whether a rate
      * limiter holds it since a CNP, its current rate (what the pacer holds it to) and target rate, and alpha; without
      * a limiter, the line rate. ConnectX shows these only in firmware dumps; roce4j lets users read them.
@@ -379,7 +436,7 @@ public final class QueuePair
      * Destroy the QP (ibv_destroy_qp): later packets for it are dropped, outstanding WRs are discarded without
      * completions, and its CQs, SRQ and PD are released.
      *
-     * @throws IllegalStateException when already destroyed.
+     * @throws IllegalStateException when already destroyed, or still attached to a multicast group (rxe: EBUSY).
      */
     public void destroy()
     {

@@ -545,7 +545,8 @@ public final class RdmaDevice implements AutoCloseable
     /**
      * The source GID for a destination, as the kernel picks a source address (RFC 6724: the same family and scope):
      * the link-local GID 0 for a link-local destination, the first IPv4-mapped GID for an IPv4-mapped one, the first
-     * global IPv6 GID for any other.
+     * global IPv6 GID for any other; an IPv6 multicast group on a port without a global IPv6 GID is reached from the
+     * link-local one (RFC 6724 rule 2 prefers the matching scope, but a link-local source is the only candidate).
      *
      * @param destination the peer's GID.
      * @return the index, or -1 when the table has no GID of that kind.
@@ -564,7 +565,7 @@ public final class RdmaDevice implements AutoCloseable
                 return i;
             }
         }
-        return -1;
+        return !ipv4Mapped && destination.isMulticast() ? 0 : -1;
     }
 
     static void requireTimeout(final long timeoutNs)

@@ -28,7 +28,14 @@ public enum RdmaCmEventType
     /** The connection ended: DREQ received, or our DREQ answered (status -110 when it timed out). */
     DISCONNECTED("RDMA_CM_EVENT_DISCONNECTED"),
     /** The connection left TimeWait: its QP may be reused. */
-    TIMEWAIT_EXIT("RDMA_CM_EVENT_TIMEWAIT_EXIT");
+    TIMEWAIT_EXIT("RDMA_CM_EVENT_TIMEWAIT_EXIT"),
+    /**
+     * {@link RdmaCmId#joinMulticast} joined the group: {@link RdmaCmEvent#ud()} is the address vector to the group,
+     * QPN 0xFFFFFF and the Q_Key to send with.
+     */
+    MULTICAST_JOIN("RDMA_CM_EVENT_MULTICAST_JOIN"),
+    /** A multicast group could not be joined (or was lost); status is a negative errno. */
+    MULTICAST_ERROR("RDMA_CM_EVENT_MULTICAST_ERROR");
 
     private final String libraryName;
 

@@ -1,5 +1,6 @@
 package org.roce4j.cm.rdmacm;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 
 import org.roce4j.cm.ib.CmConnection;
@@ -79,6 +80,7 @@ public final class RdmaCmId
     private int pendingRequests;
     private volatile int tos = -1;
     private AhAttributes udAh;
+    private final RdmaCmMulticast multicast = new RdmaCmMulticast(this);
 
     RdmaCmId(final RdmaCm owner, final int number, final RdmaCmId parent, final int portSpace)
     {
@@ -307,6 +309,47 @@ public final class RdmaCmId
     }
 
     /**
+     * Join a multicast group (rdma_join_multicast_ex) in the UDP port space: on RoCE no SA is asked; the group's QP
+     * (if {@link #createQp} made one) is attached unless {@code sendOnly}, and a MULTICAST_JOIN event carries the
+     * address vector, QPN 0xFFFFFF and Q_Key to send to the group with. See {@link RdmaCmMulticast}.
+     *
+     * @param group    an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast address.
+     * @param source   the local address to send from (rdma_bind_addr), or null for the device's choice.
+     * @param sendOnly join as a send-only full member (RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER): no attach.
+     * @throws IllegalArgumentException for a unicast group or a source the device does not have.
+     * @throws IllegalStateException    outside the UDP port space, or for a group already joined.
+     */
+    public void joinMulticast(final InetAddress group, final InetAddress source, final boolean sendOnly)
+    {
+        RdmaCmMulticast.mgid(group);
+        if (!isUd())
+        {
+            throw new IllegalStateException("rdma_join_multicast needs an RDMA_PS_UDP identifier, this one is " +
+                portSpaceName());
+        }
+        owner.call(() ->
+        {
+            owner.publish(multicast.join(group, source, sendOnly));
+            return null;
+        });
+    }
+
+    /**
+     * Leave a group joined with {@link #joinMulticast} (rdma_leave_multicast): the QP is detached.
+     *
+     * @param group the group's address.
+     * @throws IllegalArgumentException when the group was not joined here.
+     */
+    public void leaveMulticast(final InetAddress group)
+    {
+        owner.call(() ->
+        {
+            multicast.leave(group);
+            return null;
+        });
+    }
+
+    /**
      * Destroy the identifier (rdma_destroy_id): a listener stops listening (its pending requests are rejected); a
      * connection tells the peer as the kernel does (see {@link org.roce4j.cm.ib.IbCm#destroy}); its QP goes to the
      * error state (destroy the QP yourself). No more events for it. Idempotent.
@@ -319,6 +362,7 @@ public final class RdmaCmId
             {
                 return null;
             }
+            multicast.leaveAll();
             if (State.LISTENING == state)
             {
                 owner.unbindListener(this);

@@ -64,6 +64,8 @@ final class QpContext implements QpOps
     final AtomicBoolean doorbell = new AtomicBoolean();
     /** The QP was destroyed: stray packets and doorbells are ignored. */
     boolean destroyed;
+    /** Multicast groups the QP is attached to (rxe's qp->mcg_num): while above 0 it cannot be destroyed. */
+    int mcastAttachments;
     /** Congestion-control state, made on first need ({@link CongestionPoints}); null until then. */
     QpCongestion congestion;
 

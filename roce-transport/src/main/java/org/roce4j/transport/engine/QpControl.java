@@ -152,6 +152,12 @@ final class QpControl
      */
     void destroy(final QpContext qp)
     {
+        if (qp.mcastAttachments > 0)
+        {
+            // rxe_qp_chk_destroy: "Attempt to destroy a QP while attached to multicast group", -EBUSY.
+            throw new IllegalStateException("destroy_qp: QP 0x" + Integer.toHexString(qp.qpn) + " is still attached " +
+                "to " + qp.mcastAttachments + " multicast group(s): detach it first (rxe: EBUSY)");
+        }
         qp.destroyed = true;
         qp.state(QpState.RESET);
         if (gsiQp == qp)

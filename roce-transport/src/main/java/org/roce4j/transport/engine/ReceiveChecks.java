@@ -13,6 +13,7 @@ import org.roce4j.wire.FrameStatusCounters;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.Transport;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.BthHeader;
 import org.roce4j.wire.header.DethHeader;
 
@@ -23,7 +24,8 @@ import org.roce4j.wire.header.DethHeader;
  * frame and counts it under its own {@link TransportCounter}; frames the parser rejects are also counted per reason
  * in the {@link FrameStatusCounters}. A packet that passes goes, in place, to the {@link Responder} (requests) or the
  * {@link Completer} (responses); a request passes the notification point and a CNP goes to the reaction point
- * ({@link CongestionPoints}) first.
+ * ({@link CongestionPoints}) first. A packet to the multicast QPN 0xFFFFFF goes to every QP attached to the group its
+ * destination GID names ({@link McastTable}), each QP's type, state and keys checked on its own (rxe_rcv_mcast_pkt).
  */
 final class ReceiveChecks implements FrameHandler
 {
@@ -35,6 +37,7 @@ final class ReceiveChecks implements FrameHandler
     private final LinkAddress linkAddress;
     private final GidTable gids;
     private final QpControl qps;
+    private final McastTable mcast;
     private final TransportCounters counters;
     private final RoceFrameParser parser;
     private final Responder responder;
@@ -46,6 +49,7 @@ final class ReceiveChecks implements FrameHandler
      * @param link          the medium (whether it verified the ICRC already).
      * @param gids          the port's GID table.
      * @param qps           the QP table.
+     * @param mcast         the multicast groups.
      * @param frameCounters per-reason counts of frames the parser rejects.
      * @param rxeFlushIcrc  accept FLUSH requests carrying rxe's ICRC (EngineConfig.rxeFlushIcrc).
      */
@@ -54,6 +58,7 @@ final class ReceiveChecks implements FrameHandler
         final Link link,
         final GidTable gids,
         final QpControl qps,
+        final McastTable mcast,
         final FrameStatusCounters frameCounters,
         final boolean rxeFlushIcrc)
     {
@@ -62,6 +67,7 @@ final class ReceiveChecks implements FrameHandler
         this.linkAddress = link.address();
         this.gids = gids;
         this.qps = qps;
+        this.mcast = mcast;
         this.counters = engine.counters();
         this.parser = new RoceFrameParser(frameCounters).acceptRxeFlushIcrc(rxeFlushIcrc);
         this.responder = engine.responder;
@@ -125,7 +131,7 @@ final class ReceiveChecks implements FrameHandler
         {
             counters.increment(TransportCounter.RXE_FLUSH_ICRC);
         }
-        // rxe_chk_dgid: the destination must be one of our GIDs.
+        // rxe_chk_dgid: the destination must be one of our GIDs or a multicast group.
         if (!isOurDestination(parser))
         {
             counters.increment(TransportCounter.DROP_NOT_OUR_GID);
@@ -143,29 +149,82 @@ final class ReceiveChecks implements FrameHandler
                 (qp.type.isDatagram() || addressMatches(qp, parser)));
             return;
         }
+        if (BthHeader.MULTICAST_QPN == qpn)
+        {
+            receiveMulticast(parser, opcode);
+            return;
+        }
         if (null == qp || qp.destroyed)
         {
             counters.increment(TransportCounter.DROP_NO_QP);
             return;
         }
+        if (!passesQpChecks(qp, parser, opcode, qpn))
+        {
+            return;
+        }
+        if (Transport.UD != opcode.transport() && !addressMatches(qp, parser))
+        {
+            // rxe check_addr: RC/UC packets must come from the QP's peer to the QP's own address.
+            counters.increment(TransportCounter.DROP_ADDRESS_MISMATCH);
+            return;
+        }
+        deliver(qp, parser, opcode);
+    }
+
+    /**
+     * rxe_rcv_mcast_pkt: the destination IP (an IPv4 one as its IPv4-mapped GID) names the group; every QP attached
+     * to it gets the packet if its own type, state and keys accept it. A QP that does not is counted and skipped, the
+     * others still get it ("unreliable datagram service ... try the rest of them on the list").
+     */
+    private void receiveMulticast(final RoceFrameParser parser, final Opcode opcode)
+    {
+        final McastTable.Group group = 4 == parser.ipVersion() ?
+            mcast.lookup(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(parser.ipv4().destination())) :
+            mcast.lookup(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
+        if (null == group)
+        {
+            counters.increment(TransportCounter.DROP_NO_MCAST_GROUP);
+            return;
+        }
+        counters.increment(TransportCounter.MULTICAST_RCV_PACKETS);
+        final QpContext[] attached = group.qps;
+        for (int i = 0, count = group.count; i < count; i++)
+        {
+            final QpContext qp = attached[i];
+            if (passesQpChecks(qp, parser, opcode, BthHeader.MULTICAST_QPN))
+            {
+                deliver(qp, parser, opcode);
+            }
+        }
+    }
+
+    /**
+     * rxe check_type_state and check_keys for one QP; a failure is counted.
+     *
+     * @param qpn the packet's destination QPN (the GSI QP checks the GSI Q_Key).
+     * @return true when the QP takes the packet.
+     */
+    private boolean passesQpChecks(
+        final QpContext qp, final RoceFrameParser parser, final Opcode opcode, final int qpn)
+    {
         // rxe check_type_state: the opcode's transport must be the QP's.
         if (opcode.transport() != qp.type.transport())
         {
             counters.increment(TransportCounter.DROP_WRONG_TRANSPORT);
-            return;
+            return false;
         }
         final QpState state = qp.state();
-        final boolean request = opcode.isRequest();
-        if (request ? !acceptsRequests(state) : !acceptsResponses(state))
+        if (opcode.isRequest() ? !acceptsRequests(state) : !acceptsResponses(state))
         {
             counters.increment(TransportCounter.DROP_WRONG_STATE);
-            return;
+            return false;
         }
         // rxe check_keys: P_Key must match the only P_Key, 0xFFFF (pkey_match: low 15 bits equal, one full member).
-        if (PKEY_KEY_MASK != (bth.pkey() & PKEY_KEY_MASK))
+        if (PKEY_KEY_MASK != (parser.bth().pkey() & PKEY_KEY_MASK))
         {
             counters.increment(TransportCounter.DROP_BAD_PKEY);
-            return;
+            return false;
         }
         if (Transport.UD == opcode.transport())
         {
@@ -173,21 +232,20 @@ final class ReceiveChecks implements FrameHandler
             if (parser.deth().qkey() != expectedQkey)
             {
                 counters.increment(TransportCounter.DROP_BAD_QKEY);
-                return;
+                return false;
             }
         }
-        else if (!addressMatches(qp, parser))
-        {
-            // rxe check_addr: RC/UC packets must come from the QP's peer to the QP's own address.
-            counters.increment(TransportCounter.DROP_ADDRESS_MISMATCH);
-            return;
-        }
+        return true;
+    }
+
+    private void deliver(final QpContext qp, final RoceFrameParser parser, final Opcode opcode)
+    {
         counters.increment(TransportCounter.PACKETS_RECEIVED);
         // A frame for another QP ends the burst of the QP before it: its coalesced ACK leaves now.
         responder.onFrameFor(qp);
-        if (request)
+        if (opcode.isRequest())
         {
-            if (QpState.RTR == state && !qp.commEstablished)
+            if (QpState.RTR == qp.state() && !qp.commEstablished)
             {
                 // First request on a QP still in RTR: IBA 11.6.3 "communication established" (raised once).
                 qp.commEstablished = true;
@@ -212,13 +270,19 @@ final class ReceiveChecks implements FrameHandler
         return QpState.RTS == state || QpState.SQD == state;
     }
 
+    /**
+     * rxe_chk_dgid: one of our GIDs, or any multicast address (rdma_is_multicast_addr); whether a QP joined that
+     * group is decided later.
+     */
     private boolean isOurDestination(final RoceFrameParser parser)
     {
         if (4 == parser.ipVersion())
         {
-            return linkAddress.ownsIpv4(parser.ipv4().destination());
+            final int destination = parser.ipv4().destination();
+            return linkAddress.ownsIpv4(destination) || Gid.isIpv4Multicast(destination);
         }
-        return gids.contains(parser.ipv6().destinationHigh(), parser.ipv6().destinationLow());
+        final long high = parser.ipv6().destinationHigh();
+        return gids.contains(high, parser.ipv6().destinationLow()) || Gid.isMulticast(high);
     }
 
     private static boolean addressMatches(final QpContext qp, final RoceFrameParser parser)

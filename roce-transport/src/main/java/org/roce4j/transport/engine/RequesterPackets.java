@@ -225,6 +225,10 @@ final class RequesterPackets
         {
             return false;
         }
+        if (BthHeader.MULTICAST_QPN == wqe.remoteQpn)
+        {
+            counters.increment(TransportCounter.MULTICAST_XMIT_PACKETS);
+        }
         final RoceFrameBuilder builder = sender.builder();
         if (0 != (wqe.flags & SendFlags.SOLICITED))
         {

@@ -81,6 +81,7 @@ final class RoceEngine implements Agent
     private final ManyToOneConcurrentArrayQueue<AsyncEvent> events =
         new ManyToOneConcurrentArrayQueue<>(EVENT_CAPACITY);
     final GidTable gids;
+    final McastTable mcast;
     private final AddressResolution addresses;
     // The parts, package-private so that they reach each other (engine thread).
     final QpControl qpControl;
@@ -108,6 +109,7 @@ final class RoceEngine implements Agent
         this.activeMtu = Mtu.forLinkMtu(link.mtu());
         this.nowNs = clock.nanoTime();
         this.gids = new GidTable(link.address());
+        this.mcast = new McastTable(link);
         this.addresses = new AddressResolution(gids, link);
         this.qpControl = new QpControl(this, addresses, activeMtu, link.mtu(), config.firstQpn());
         this.sender = new PacketSender(link, counters, config.congestionControl());
@@ -117,7 +119,8 @@ final class RoceEngine implements Agent
         this.requester = new Requester(this, completer);
         this.responder = new Responder(this);
         this.timers = new QpTimers(this, nowNs);
-        this.receiveChecks = new ReceiveChecks(this, link, gids, qpControl, frameCounters, config.rxeFlushIcrc());
+        this.receiveChecks = new ReceiveChecks(this, link, gids, qpControl, mcast, frameCounters,
+            config.rxeFlushIcrc());
         events.offer(new AsyncEvent(AsyncEventType.PORT_ACTIVE, 1));
     }
 

@@ -194,6 +194,18 @@ final class RoceVerbs implements DeviceOps
     }
 
     /** {@inheritDoc} */
+    public void attachMcast(final QpOps qp, final long gidHigh, final long gidLow)
+    {
+        engine.mcast.attach((QpContext)qp, gidHigh, gidLow);
+    }
+
+    /** {@inheritDoc} */
+    public void detachMcast(final QpOps qp, final long gidHigh, final long gidLow)
+    {
+        engine.mcast.detach((QpContext)qp, gidHigh, gidLow);
+    }
+
+    /** {@inheritDoc} */
     public MrOps registerMemory(final long iova, final int access, final int pdHandle, final UnsafeBuffer memory)
     {
         return engine.registerMemory(iova, access, pdHandle, memory);

@@ -98,6 +98,18 @@ public abstract class ForwardingLink implements Link
     }
 
     /** {@inheritDoc} */
+    public void joinGroup(final long high, final long low)
+    {
+        delegate.joinGroup(high, low);
+    }
+
+    /** {@inheritDoc} */
+    public void leaveGroup(final long high, final long low)
+    {
+        delegate.leaveGroup(high, low);
+    }
+
+    /** {@inheritDoc} */
     public boolean tapFrames(final FrameTap tap)
     {
         return delegate.tapFrames(tap);

@@ -138,6 +138,29 @@ public interface Link extends AutoCloseable
     }
 
     /**
+     * Start receiving a multicast group's frames, as rxe_mcast_add puts the group's MAC on its netdev when the first
+     * QP attaches (engine thread). Links whose medium hands them every group's frames (the memory fabric floods
+     * them) need nothing, the default; the engine keeps the group table and drops what no QP joined.
+     *
+     * @param high 64 bits of the group's GID (IPv4-mapped for an IPv4 group).
+     * @param low  64 bits of the group's GID.
+     * @throws IllegalStateException when the link cannot receive the group, naming why.
+     */
+    default void joinGroup(final long high, final long low)
+    {
+    }
+
+    /**
+     * Stop receiving a group joined with {@link #joinGroup} (the last QP detached; rxe_mcast_del).
+     *
+     * @param high 64 bits of the group's GID.
+     * @param low  64 bits of the group's GID.
+     */
+    default void leaveGroup(final long high, final long low)
+    {
+    }
+
+    /**
      * Show every frame this link puts on or takes from its medium to a tap, as it crosses: outgoing frames as sent
      * (destination MAC filled in, rewritten as the kernel sends them), incoming frames as received (before any
      * filtering), and the link's own ARP and Neighbor Discovery frames. Called on the thread driving the link; taps

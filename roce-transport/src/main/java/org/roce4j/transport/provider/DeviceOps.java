@@ -208,8 +208,33 @@ public interface DeviceOps
      * Destroy a QP (engine thread): later packets for it are dropped as "no QP", outstanding WRs are discarded.
      *
      * @param qp the QP.
+     * @throws IllegalStateException while the QP is attached to a multicast group (rxe_qp_chk_destroy: EBUSY).
      */
     void destroyQp(QpOps qp);
+
+    /**
+     * Attach a UD QP to a multicast group (engine thread; ibv_attach_mcast, rxe_attach_mcast): packets to the
+     * multicast QPN 0xFFFFFF whose destination is the group reach the QP from now on, and the link joins the group
+     * when it is the group's first QP. Attaching a QP twice changes nothing, as in rxe.
+     *
+     * @param qp      a UD QP.
+     * @param gidHigh high 64 bits of the group's GID (ff00::/8, or IPv4-mapped 224.0.0.0/4).
+     * @param gidLow  low 64 bits.
+     * @throws IllegalArgumentException when the QP is not UD or the GID is not a multicast group.
+     * @throws IllegalStateException    when a device or group limit is reached or the link cannot join the group.
+     */
+    void attachMcast(QpOps qp, long gidHigh, long gidLow);
+
+    /**
+     * Detach a QP from a multicast group (engine thread; ibv_detach_mcast, rxe_detach_mcast); the link leaves the
+     * group when it was the group's last QP.
+     *
+     * @param qp      the QP.
+     * @param gidHigh high 64 bits of the group's GID.
+     * @param gidLow  low 64 bits.
+     * @throws IllegalArgumentException when the QP is not attached to that group (rxe: EINVAL).
+     */
+    void detachMcast(QpOps qp, long gidHigh, long gidLow);
 
     /**
      * Register memory (engine thread).

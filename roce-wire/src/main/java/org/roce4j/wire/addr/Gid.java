@@ -204,6 +204,28 @@ public record Gid(long high, long low)
     }
 
     /**
+     * @param ipv4 an IPv4 address as a big-endian int.
+     * @return true for a multicast address, 224.0.0.0/4 (its first nibble is 0xE, RFC 5771).
+     */
+    public static boolean isIpv4Multicast(final int ipv4)
+    {
+        return 0xE == (ipv4 >>> 28);
+    }
+
+    /**
+     * Whether a GID names a multicast group, as the kernel's rdma_is_multicast_addr decides for ib_attach_mcast and
+     * rxe_chk_dgid: an IPv6 multicast address (ff00::/8) or an IPv4-mapped one of 224.0.0.0/4.
+     *
+     * @param high 64 bits of a GID.
+     * @param low  64 bits of a GID.
+     * @return true for a multicast group.
+     */
+    public static boolean isMulticastGroup(final long high, final long low)
+    {
+        return isMulticast(high) || (isIpv4Mapped(high, low) && isIpv4Multicast((int)low));
+    }
+
+    /**
      * @param high 64 bits of an IPv6 address.
      * @return true for a unicast link-local address, fe80::/10 (RFC 4291 section 2.5.6).
      */

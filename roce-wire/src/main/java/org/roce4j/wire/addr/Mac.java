@@ -74,6 +74,28 @@ public final class Mac
     }
 
     /**
+     * The Ethernet group address of a multicast GID: the one place a RoCE multicast destination becomes a MAC (the
+     * Ethernet layer on send, the links that join groups on receive).
+     *
+     * @param gidHigh high 64 bits of a multicast GID ({@link Gid#isMulticastGroup}).
+     * @param gidLow  low 64 bits.
+     * @return 01:00:5e:... for an IPv4-mapped group (RFC 1112), 33:33:... for an IPv6 one (RFC 2464), or
+     *     {@link #NONE} when the GID is not a multicast group.
+     */
+    public static long ofMulticastGroup(final long gidHigh, final long gidLow)
+    {
+        if (Gid.isMulticast(gidHigh))
+        {
+            return ipv6Multicast(gidLow);
+        }
+        if (Gid.isIpv4Mapped(gidHigh, gidLow) && Gid.isIpv4Multicast((int)gidLow))
+        {
+            return ipv4Multicast((int)gidLow);
+        }
+        return NONE;
+    }
+
+    /**
      * The MAC a link gets from an IPv4 address when none is configured: {@code 02:00:a:b:c:d} in hex, a locally
      * administered unicast address (U/L bit set, I/G clear) that is unique as long as the IPv4 address is and cannot
      * clash with QEMU's {@code 52:54:00:...} guests.

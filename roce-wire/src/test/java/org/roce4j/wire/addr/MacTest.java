@@ -34,6 +34,25 @@ class MacTest
     }
 
     @Test
+    void mapsMulticastGidsToTheirGroupMacs()
+    {
+        final Gid v4 = Gid.parse("::ffff:239.255.0.1");
+        final Gid v6 = Gid.parse("ff0e::1234:5678");
+        assertTrue(Gid.isMulticastGroup(v4.high(), v4.low()), "IPv4-mapped 239.255.0.1 is a group");
+        assertTrue(Gid.isMulticastGroup(v6.high(), v6.low()), "ff0e:: is a group");
+        assertEquals(Mac.parse("01:00:5e:7f:00:01"), Mac.ofMulticastGroup(v4.high(), v4.low()));
+        assertEquals(Mac.parse("33:33:12:34:56:78"), Mac.ofMulticastGroup(v6.high(), v6.low()));
+        final Gid unicastV4 = Gid.parse("::ffff:10.0.0.1");
+        final Gid unicastV6 = Gid.parse("fe80::1");
+        assertFalse(Gid.isMulticastGroup(unicastV4.high(), unicastV4.low()));
+        assertFalse(Gid.isMulticastGroup(unicastV6.high(), unicastV6.low()));
+        assertEquals(Mac.NONE, Mac.ofMulticastGroup(unicastV4.high(), unicastV4.low()), "unicast has no group MAC");
+        assertEquals(Mac.NONE, Mac.ofMulticastGroup(unicastV6.high(), unicastV6.low()));
+        assertFalse(Gid.isIpv4Multicast(Ipv4Header.parseAddress("240.0.0.1")), "240/4 is reserved, not multicast");
+        assertTrue(Gid.isIpv4Multicast(Ipv4Header.parseAddress("224.0.0.1")));
+    }
+
+    @Test
     void mapsMulticastGroupsAsTheRfcsSay()
     {
         // RFC 1112 6.4: 01:00:5e and the low 23 bits; 239.255.0.1 and 224.127.0.1 share a MAC.

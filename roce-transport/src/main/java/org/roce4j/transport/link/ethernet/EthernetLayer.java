@@ -4,6 +4,7 @@ import java.util.function.LongSupplier;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.roce4j.transport.link.FrameTap;
 import org.roce4j.transport.link.FrameTaps;
@@ -34,9 +35,11 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  *
  * <p><b>Receiving</b> ({@link #receive}). ARP addressed to the link's MAC or broadcast goes to the ARP agent, and
  * Neighbor Solicitations and Advertisements to the ND agent; neither reaches the engine. Other frames reach it only
- * when addressed to the link's MAC (or a group MAC) and, for IP, to one of its addresses (or an IP multicast or
- * broadcast address): everything else, runts, foreign EtherTypes and other ICMPv6 (router solicitations, multicast
- * listener reports) included, counts in {@link LinkCounter#RECEIVE_FILTERED}.
+ * when addressed to the link's MAC, the broadcast MAC or the MAC of a multicast group the engine joined
+ * ({@link #joinGroup}, as rxe_mcast_add puts it on the netdev) and, for IP, to one of its addresses (or an IP
+ * multicast or broadcast address): everything else, runts, foreign EtherTypes, other ICMPv6 (router solicitations,
+ * multicast listener reports) and frames to groups nobody joined included, counts in
+ * {@link LinkCounter#RECEIVE_FILTERED}.
  *
  * <p><b>Time.</b> Retries run from {@link #service()}, which the link calls on flush and poll; the clock is given.
  * Every frame sent and received, ARP and ND included, is shown to the {@link #tap(FrameTap) taps} as it crosses.
@@ -56,8 +59,6 @@ public final class EthernetLayer
     private static final System.Logger LOG = System.getLogger(EthernetLayer.class.getName());
     /** IPv4 limited broadcast 255.255.255.255. */
     private static final int IPV4_BROADCAST = -1;
-    /** First nibble of IPv4 multicast, 224.0.0.0/4. */
-    private static final int IPV4_MULTICAST_NIBBLE = 0xE;
     /** {@link #resolveDestination} result: no way to resolve this destination. */
     private static final long UNROUTABLE = -2L;
 
@@ -88,6 +89,8 @@ public final class EthernetLayer
     private final ArpAgent arp;
     private final NeighbourDiscovery nd;
     private final FrameTaps taps = new FrameTaps();
+    /** Group MACs joined, with the number of joined groups that map to each (groups may share a MAC). */
+    private final Long2LongHashMap joinedMacs = new Long2LongHashMap(0L);
     private long unresolvedHigh;
     private long unresolvedLow;
     private long lastFailureLogNs;
@@ -247,6 +250,12 @@ public final class EthernetLayer
             counters.increment(LinkCounter.RECEIVE_FILTERED);
             return false;
         }
+        if (!ours && Mac.BROADCAST != destination && 0 == joinedMacs.get(destination))
+        {
+            // A group MAC no joined group maps to (Neighbor Discovery's groups were taken above).
+            counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return false;
+        }
         counters.increment(LinkCounter.FRAMES_RECEIVED);
         counters.add(LinkCounter.BYTES_RECEIVED, length);
         return true;
@@ -281,11 +290,54 @@ public final class EthernetLayer
      */
     public void resolve(final long high, final long low)
     {
-        if (Mac.NONE == peerMac && !Gid.isMulticast(high))
+        if (Mac.NONE == peerMac && !Gid.isMulticastGroup(high, low))
         {
             table.resolve(high, low, nanoClock.getAsLong());
             service();
         }
+    }
+
+    /**
+     * Accept frames to a multicast group's MAC from now on (engine thread; the link's {@code joinGroup}).
+     *
+     * @param high 64 bits of the group's GID (IPv4-mapped for IPv4).
+     * @param low  64 bits of the group's GID.
+     * @throws IllegalArgumentException when the GID is not a multicast group.
+     */
+    public void joinGroup(final long high, final long low)
+    {
+        final long mac = groupMac(high, low);
+        joinedMacs.put(mac, joinedMacs.get(mac) + 1);
+    }
+
+    /**
+     * Stop accepting a group's frames once no joined group maps to its MAC (the link's {@code leaveGroup}).
+     *
+     * @param high 64 bits of the group's GID.
+     * @param low  64 bits of the group's GID.
+     */
+    public void leaveGroup(final long high, final long low)
+    {
+        final long mac = groupMac(high, low);
+        final long joined = joinedMacs.get(mac);
+        if (joined > 1)
+        {
+            joinedMacs.put(mac, joined - 1);
+        }
+        else
+        {
+            joinedMacs.remove(mac);
+        }
+    }
+
+    private static long groupMac(final long high, final long low)
+    {
+        final long mac = Mac.ofMulticastGroup(high, low);
+        if (Mac.NONE == mac)
+        {
+            throw new IllegalArgumentException(Gid.toString(high, low) + " is not a multicast group");
+        }
+        return mac;
     }
 
     /**
@@ -391,7 +443,7 @@ public final class EthernetLayer
             final long low = buffer.getLong(ipOffset + Ipv6Header.DESTINATION_OFFSET + 8, BIG_ENDIAN);
             if (Gid.isMulticast(high))
             {
-                return Mac.ipv6Multicast(low);
+                return Mac.ofMulticastGroup(high, low);
             }
             if (Gid.isIpv4Mapped(high, low))
             {
@@ -408,9 +460,9 @@ public final class EthernetLayer
         {
             return Mac.BROADCAST;
         }
-        if (IPV4_MULTICAST_NIBBLE == (ipv4 >>> 28))
+        if (Gid.isIpv4Multicast(ipv4))
         {
-            return Mac.ipv4Multicast(ipv4);
+            return Mac.ofMulticastGroup(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(ipv4));
         }
         return unicastMac(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(ipv4));
     }
@@ -432,7 +484,7 @@ public final class EthernetLayer
 
     private boolean isOurs(final int ipv4)
     {
-        return address.ownsIpv4(ipv4) || IPV4_BROADCAST == ipv4 || IPV4_MULTICAST_NIBBLE == (ipv4 >>> 28);
+        return address.ownsIpv4(ipv4) || IPV4_BROADCAST == ipv4 || Gid.isIpv4Multicast(ipv4);
     }
 
     private boolean isOurs(final long high, final long low)

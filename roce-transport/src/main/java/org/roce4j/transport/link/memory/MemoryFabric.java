@@ -21,7 +21,9 @@ import org.roce4j.wire.addr.Mac;
  * frame, the switch routes it on its destination IP: an IPv4 or IPv6 address a port owns, or one of the kinds a
  * port's GID table holds ({@code ::ffff:a.b.c.d}, or {@code fe80::} with the modified EUI-64 of the port's MAC; see
  * {@link LinkAddress}). A frame no port's IP matches (or without IP) goes to the port whose MAC is its Ethernet
- * destination, if any, so tests can deliver foreign or malformed packets on purpose. The switch writes the
+ * destination, if any, so tests can deliver foreign or malformed packets on purpose. A frame to an IP multicast group
+ * (224.0.0.0/4, ff00::/8) is flooded to every other port with the group's MAC, as a switch without IGMP/MLD snooping
+ * does; each receiver's engine keeps what its QPs joined. The switch writes the
  * destination port's MAC into the frame, so the engine never needs ARP here,
  * applies the sending port's {@link FaultInjector} (loss, duplication, corruption, reordering, delay, targeted
  * {@link FaultRule}s), and copies the frame into the destination's ring, where the destination's

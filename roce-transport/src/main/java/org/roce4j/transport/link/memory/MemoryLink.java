@@ -17,6 +17,7 @@ import org.roce4j.transport.link.fault.FaultInjector;
 import org.roce4j.transport.link.fault.FrameView;
 import org.roce4j.transport.link.fault.ReorderBuffer;
 import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 
@@ -26,8 +27,8 @@ import static java.nio.ByteOrder.BIG_ENDIAN;
  * One port of a {@link MemoryFabric}: a {@link Link} whose medium is the in-memory switch.
  *
  * <p>Sending: {@link #tryClaim(int)} hands out the port's staging area (one claim at a time); {@link #commit(int,
- * int)} routes the frame on its destination IP (or, failing that, its destination MAC), writes the destination
- * port's MAC into it, applies this port's
+ * int)} routes the frame on its destination IP (or, failing that, its destination MAC; a multicast group goes to every
+ * other port, with the group's MAC), writes the destination port's MAC into it, applies this port's
  * {@link #faults()} and copies it into the destination port's inbound ring: the one copy of the "wire". Nothing
  * waits; a full destination ring, an unknown destination or an oversized frame drops the frame and counts it (see
  * {@link FabricCounter}). {@link #flush()} only releases reordered frames whose wait has expired.
@@ -385,12 +386,19 @@ public final class MemoryLink implements Link
         final FrameView frame = this.frame;
         frame.wrap(staging, 0, length);
         final RouteTable routes = fabric.routes();
+        final int ipVersion = frame.ipVersion();
+        if ((4 == ipVersion && Gid.isIpv4Multicast(frame.destinationIpv4())) ||
+            (6 == ipVersion && Gid.isMulticast(frame.destinationHigh())))
+        {
+            flood(routes, length);
+            return;
+        }
         MemoryLink destination = null;
-        if (4 == frame.ipVersion())
+        if (4 == ipVersion)
         {
             destination = routes.byIpv4(frame.destinationIpv4());
         }
-        else if (6 == frame.ipVersion())
+        else if (6 == ipVersion)
         {
             destination = routes.byIpv6(frame.destinationHigh(), frame.destinationLow());
         }
@@ -403,10 +411,36 @@ public final class MemoryLink implements Link
         if (null == destination)
         {
             fabricCounters.increment(
-                0 != frame.ipVersion() ? FabricCounter.UNKNOWN_DESTINATION : FabricCounter.NOT_ROUTABLE);
+                0 != ipVersion ? FabricCounter.UNKNOWN_DESTINATION : FabricCounter.NOT_ROUTABLE);
             counters.increment(LinkCounter.SEND_UNRESOLVED);
             return;
         }
+        // The switch owns layer 2: the engine never resolves MACs over this fabric.
+        sendTo(destination, length, destination.address.mac());
+    }
+
+    /**
+     * A multicast frame goes to every other port, as a switch without IGMP/MLD snooping floods it; each receiver's
+     * engine keeps what its QPs joined (the group table) and counts the rest. The destination MAC is the group's
+     * (RFC 1112 / RFC 2464). Each copy meets this port's faults on its own, as separate frames would.
+     */
+    private void flood(final RouteTable routes, final int length)
+    {
+        final long mac = 4 == frame.ipVersion() ?
+            Mac.ofMulticastGroup(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(frame.destinationIpv4())) :
+            Mac.ofMulticastGroup(frame.destinationHigh(), frame.destinationLow());
+        for (int i = 0, ports = routes.size(); i < ports; i++)
+        {
+            final MemoryLink port = routes.port(i);
+            if (this != port)
+            {
+                sendTo(port, length, mac);
+            }
+        }
+    }
+
+    private void sendTo(final MemoryLink destination, final int length, final long mac)
+    {
         final int ipBytes = length - frame.ethernetLength();
         if (ipBytes > mtu || ipBytes > destination.mtu)
         {
@@ -414,8 +448,6 @@ public final class MemoryLink implements Link
             counters.increment(LinkCounter.SEND_ERRORS);
             return;
         }
-        // The switch owns layer 2: the engine never resolves MACs over this fabric.
-        final long mac = destination.address.mac();
         staging.putShort(EthernetHeader.DESTINATION_OFFSET, (short)(mac >>> 32), BIG_ENDIAN);
         staging.putInt(EthernetHeader.DESTINATION_OFFSET + 2, (int)mac, BIG_ENDIAN);
 

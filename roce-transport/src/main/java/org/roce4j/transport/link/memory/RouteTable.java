@@ -208,6 +208,15 @@ final class RouteTable
     }
 
     /**
+     * @param index 0 .. {@link #size()} - 1.
+     * @return that attached port (no copy: the send path floods multicast frames through this).
+     */
+    MemoryLink port(final int index)
+    {
+        return ports[index];
+    }
+
+    /**
      * @return the attached ports (a copy).
      */
     MemoryLink[] ports()

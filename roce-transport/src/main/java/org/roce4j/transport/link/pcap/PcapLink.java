@@ -207,6 +207,18 @@ public final class PcapLink implements Link
     }
 
     /** {@inheritDoc} */
+    public void joinGroup(final long high, final long low)
+    {
+        layer.joinGroup(high, low);
+    }
+
+    /** {@inheritDoc} */
+    public void leaveGroup(final long high, final long low)
+    {
+        layer.leaveGroup(high, low);
+    }
+
+    /** {@inheritDoc} */
     public boolean tapFrames(final FrameTap tap)
     {
         layer.tap(tap);

@@ -437,6 +437,18 @@ public final class TunnelLink implements Link
         layer.resolve(high, low);
     }
 
+    /** {@inheritDoc} */
+    public void joinGroup(final long high, final long low)
+    {
+        layer.joinGroup(high, low);
+    }
+
+    /** {@inheritDoc} */
+    public void leaveGroup(final long high, final long low)
+    {
+        layer.leaveGroup(high, low);
+    }
+
     /**
      * Close the socket and flush and close the pcap file. Idempotent.
      *

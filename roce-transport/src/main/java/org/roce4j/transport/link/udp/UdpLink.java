@@ -12,6 +12,7 @@ import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
 import org.roce4j.transport.link.host.InterfaceMtu;
+import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
@@ -179,6 +180,25 @@ public final class UdpLink implements Link
     public int port()
     {
         return config.port();
+    }
+
+    /**
+     * The kernel UDP link cannot receive a multicast group: its socket is bound to one unicast address
+     * ({@link UdpLinkConfig} refuses the wildcard, which rxe's own port-4791 socket would need too), and Linux hands
+     * a datagram sent to a group only to sockets bound to the wildcard or to the group address (ip(7),
+     * IP_ADD_MEMBERSHIP changes what the interface accepts, not that). Joining would succeed and deliver nothing, so
+     * the attach is refused with the reason. Sending to a group works: the kernel sends to the group's IP and MAC.
+     *
+     * @param high 64 bits of the group's GID.
+     * @param low  64 bits of the group's GID.
+     * @throws IllegalStateException always.
+     */
+    public void joinGroup(final long high, final long low)
+    {
+        throw new IllegalStateException("udp link " + name + " cannot receive multicast group " +
+            Gid.toString(high, low) + ": its socket is bound to the unicast address " + config.address() +
+            ", and Linux delivers a datagram sent to a group only to sockets bound to the wildcard or to the group " +
+            "itself (ip(7)); sending to the group works. Receive multicast on a tunnel:, pcap: or memory link");
     }
 
     /** {@inheritDoc} */

@@ -24,6 +24,7 @@ import org.roce4j.wire.header.NeighborDiscoveryHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -216,6 +217,36 @@ class EthernetLayerTest
         assertEquals(Mac.parse("33:33:00:01:00:02"), Mac.read(new UnsafeBuffer(wire.get(0)), 0));
         assertEquals(EthernetLayer.SENT, layer.send(out, 0, roceFrame(OWN_V4, Gid.parse("239.1.2.3"))));
         assertEquals(Mac.parse("01:00:5e:01:02:03"), Mac.read(new UnsafeBuffer(wire.get(1)), 0));
+    }
+
+    @Test
+    void deliversMulticastOnlyForJoinedGroupsAsRxeMcastAddPutsTheirMacsOnTheNetdev()
+    {
+        final Gid group = Gid.parse("239.1.2.3");
+        final Gid sameMac = Gid.parse("224.129.2.3");
+        final long groupMac = Mac.ofMulticastGroup(group.high(), group.low());
+        assertEquals(groupMac, Mac.ofMulticastGroup(sameMac.high(), sameMac.low()), "RFC 1112: 23 bits, shared MAC");
+        assertFalse(layer.receive(in, 0, copyIn(roceFrame(PEER_V4, group), groupMac)), "not joined");
+        layer.joinGroup(group.high(), group.low());
+        layer.joinGroup(sameMac.high(), sameMac.low());
+        assertTrue(layer.receive(in, 0, copyIn(roceFrame(PEER_V4, group), groupMac)), "joined");
+        layer.leaveGroup(sameMac.high(), sameMac.low());
+        assertTrue(layer.receive(in, 0, copyIn(roceFrame(PEER_V4, group), groupMac)), "the MAC is still joined");
+        layer.leaveGroup(group.high(), group.low());
+        assertFalse(layer.receive(in, 0, copyIn(roceFrame(PEER_V4, group), groupMac)), "left");
+
+        final Gid v6 = Gid.parse("ff0e::1:2");
+        final long v6Mac = Mac.ofMulticastGroup(v6.high(), v6.low());
+        assertFalse(layer.receive(in, 0, copyIn(roceFrame(PEER_V6, v6), v6Mac)), "not joined");
+        layer.joinGroup(v6.high(), v6.low());
+        assertTrue(layer.receive(in, 0, copyIn(roceFrame(PEER_V6, v6), v6Mac)), "joined, RFC 2464 MAC");
+        assertEquals(3, counters.get(LinkCounter.FRAMES_RECEIVED));
+        assertEquals(3, counters.get(LinkCounter.RECEIVE_FILTERED));
+        assertThrows(IllegalArgumentException.class, () -> layer.joinGroup(OWN_V4.high(), OWN_V4.low()),
+            "a unicast address is no group");
+
+        layer.resolve(group.ipv4());
+        assertEquals(List.of(), wire, "a group is never resolved by ARP");
     }
 
     @Test

@@ -78,6 +78,41 @@ class MemoryFabricTest
     }
 
     @Test
+    void floodsMulticastToEveryOtherPortWithTheGroupMac()
+    {
+        final MemoryLink a = fabric.attach(A, 1500);
+        final MemoryLink b = fabric.attach(B, 1500);
+        final MemoryLink c = fabric.attach(C, 1500);
+        final Gid v4 = Gid.parse("239.1.2.3");
+        final Gid v6 = Gid.parse("ff0e::1:2");
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
+        final RoceFrameBuilder builder = new RoceFrameBuilder();
+        builder.wrap(buffer, 0).ethernet(0L, A.mac());
+        builder.ipv4(A.ipv4(), v4.ipv4());
+        builder.udp(0xC000).bth(Opcode.UD_SEND_ONLY, 0xFF_FFFF, 1);
+        builder.deth().qkey(1).srcQp(2);
+        assertTrue(a.send(buffer, 0, builder.finish()));
+        builder.wrap(buffer, 0).ethernet(0L, A.mac());
+        builder.ipv6(Gid.linkLocal(A.mac()).high(), Gid.linkLocal(A.mac()).low(), v6.high(), v6.low());
+        builder.udp(0xC000).bth(Opcode.UD_SEND_ONLY, 0xFF_FFFF, 2);
+        builder.deth().qkey(1).srcQp(2);
+        assertTrue(a.send(buffer, 0, builder.finish()));
+
+        for (final MemoryLink port : List.of(b, c))
+        {
+            recorder.frames().clear();
+            assertEquals(2, recorder.drain(port), "both groups reach " + port);
+            assertEquals(Mac.parse("01:00:5e:01:02:03"), recorder.frames().get(0).destinationMac(), "RFC 1112");
+            assertEquals(Mac.parse("33:33:00:01:00:02"), recorder.frames().get(1).destinationMac(), "RFC 2464");
+            assertEquals(FrameStatus.OK, recorder.frames().get(0).status());
+        }
+        recorder.frames().clear();
+        assertEquals(0, recorder.drain(a), "never back to the sender");
+        assertEquals(0, a.fabricCounters().total(), "nothing dropped");
+        assertEquals(2, a.counters().get(LinkCounter.FRAMES_SENT), "two frames committed, flooded as four copies");
+    }
+
+    @Test
     void burstOfTenThousandFramesArrivesWhole()
     {
         final MemoryLink a = fabric.attach(A, 1500);

@@ -1,0 +1,176 @@
+package org.roce4j.interop;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.roce4j.cm.rdmacm.UdParam;
+import org.roce4j.wire.FrameStatus;
+import org.roce4j.wire.Opcode;
+import org.roce4j.wire.RoceFrameParser;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
+import org.roce4j.wire.header.BthHeader;
+import org.roce4j.wire.header.Ipv4Header;
+import org.roce4j.wire.pcap.PcapReader;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * UD multicast between roce4j and rxe (Linux 6.1, rdma-core 44 mckey) over the tunnel: the guest's {@code mckey -s}
+ * sends 10 messages of 100 bytes to an IPv4 group that {@code roce mckey} receives, and {@code roce mckey -s} sends to
+ * the guest's {@code mckey} receiver. Both sides' output lines are checked, and every multicast frame in the
+ * recording: group MAC 01:00:5e + 23 bits (RFC 1112), the group as destination IP, DestQP 0xFFFFFF, Q_Key
+ * RDMA_UDP_QKEY and a good ICRC (every RoCE frame's ICRC is checked by {@link CmCaptures#verify}).
+ */
+@RxePeerTest(expectedCaseSeconds = 20)
+class MckeyWithRxeTest
+{
+    /** The group (administratively scoped, RFC 2365). */
+    private static final String GROUP = "239.77.0.1";
+    /** Messages mckey sends by default (-C). */
+    private static final int MESSAGES = 10;
+    /** Time mckey in the guest may still take after roce4j's side ended. */
+    private static final Duration GRACE = Duration.ofSeconds(15);
+    /** roce mckey's wait for its messages. */
+    private static final String TIMEOUT_MS = "30000";
+    /** The join line both mckeys print (mckey.c join_handler: inet_ntop of the MGID, RoCE has no LID). */
+    private static final String JOINED = "mckey: joined dgid: ::ffff:" + GROUP;
+
+    private RxePeer peer;
+
+    @Test
+    void mckeySenderInTheGuestToRoceMckeyReceiver(final TestInfo test) throws IOException
+    {
+        final long start = System.nanoTime();
+        final String name = name(test);
+        final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, JOINED, "mckey", "-m", GROUP,
+            "-b", link(), "--link", peer.tunnelSpec(name, 0, 0), "--pause", "0", "--timeout", TIMEOUT_MS);
+        peer.kill("mks");
+        peer.start("mks", "mckey -m " + GROUP + " -s -b " + guest() + " 2>&1");
+        final int rxeExit = peer.waitFor("mks", peer.caseTimeLeft(), roce::isDone, GRACE);
+        final String rxeLog = peer.log("mks");
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce mckey", rxeLog);
+        final String context = context(name, result, rxeLog);
+
+        assertEquals(0, rxeExit, "mckey -s failed\n" + context);
+        assertEquals(0, result.exitCode(), "roce mckey (receiver) failed\n" + context);
+        assertEquals(List.of("mckey: starting server", "mckey: joining", JOINED + " mlid 0x0 sl 0",
+            "receiving data transfers", "data transfers complete", "test complete", "return status 0"),
+            result.out().lines().toList(), context);
+        assertTrue(rxeLog.contains(JOINED), context);
+        GuestCmTools.assertInOrder(List.of("mckey: starting client", "mckey: joining", "initiating data transfers",
+            "data transfers complete", "test complete", "return status 0"), rxeLog, context);
+        assertEquals(MESSAGES, multicastFrames(name, guest(), context), "the guest's sends to the group\n" + context);
+        report(name, start);
+    }
+
+    @Test
+    void roceMckeySenderToMckeyReceiverInTheGuest(final TestInfo test) throws IOException
+    {
+        final long start = System.nanoTime();
+        final String name = name(test);
+        peer.kill("mkr");
+        peer.start("mkr", "mckey -m " + GROUP + " -b " + guest() + " 2>&1");
+        awaitJoined("mkr");
+        // The guest's mckey pauses 3 s after its join, then polls for its messages; they wait in its receive queue.
+        final RoceRun roce = RoceRun.run("mckey", "-s", "-m", GROUP, "-b", link(), "--link",
+            peer.tunnelSpec(name, 0, 0), "--pause", "0", "--timeout", TIMEOUT_MS);
+        final int rxeExit = peer.waitFor("mkr", peer.caseTimeLeft(), () -> true, GRACE);
+        final String rxeLog = peer.log("mkr");
+        final String context = context(name, roce, rxeLog);
+
+        assertEquals(0, roce.exitCode(), "roce mckey -s failed\n" + context);
+        assertEquals(List.of("mckey: starting client", "mckey: joining", JOINED + " mlid 0x0 sl 0",
+            "initiating data transfers", "data transfers complete", "test complete", "return status 0"),
+            roce.out().lines().toList(), context);
+        assertEquals(0, rxeExit, "mckey (receiver) failed\n" + context);
+        GuestCmTools.assertInOrder(List.of("mckey: starting server", "mckey: joining", "receiving data transfers",
+            "data transfers complete", "test complete", "return status 0"), rxeLog, context);
+        assertEquals(MESSAGES, multicastFrames(name, link(), context), "roce4j's sends to the group\n" + context);
+        report(name, start);
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------------------
+
+    private String guest()
+    {
+        return peer.options().guestAddress();
+    }
+
+    private String link()
+    {
+        return peer.options().linkIp();
+    }
+
+    private String name(final TestInfo test)
+    {
+        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
+    }
+
+    /**
+     * Wait until the guest's kernel has joined the group for mckey (cma_igmp_send puts it in the netdev's IP
+     * multicast list: /proc/net/igmp, the group as the hex of its in-memory bytes, little-endian on x86); librdmacm
+     * attaches the QP as it takes the join event, just after. mckey's own lines cannot be watched: its stdout is a
+     * file, which stdio buffers to the end, and the guest (busybox) has neither stdbuf nor {@code ip maddr}.
+     */
+    private void awaitJoined(final String program) throws IOException
+    {
+        final String igmpGroup = String.format("%08X", Integer.reverseBytes(Ipv4Header.parseAddress(GROUP)));
+        final RxePeer.Result result = peer.run("timeout 30 sh -c 'until grep -qi " + igmpGroup +
+            " /proc/net/igmp; do usleep 20000; done'", Duration.ofSeconds(60));
+        assertEquals(0, result.exitCode(), "mckey in the guest did not join " + GROUP + ":\n" + result.output() +
+            "\n" + peer.log(program));
+    }
+
+    private static String context(final String name, final RoceRun roce, final String rxeLog)
+    {
+        return name + ":\n--- roce mckey (stdout):\n" + roce.out() + "--- roce mckey (stderr):\n" + roce.err() +
+            "--- mckey:\n" + rxeLog;
+    }
+
+    /**
+     * Check every frame to the multicast QPN in the recording and count those from one sender: UD SEND with
+     * immediate (mckey's), to the group's IP and MAC, Q_Key RDMA_UDP_QKEY, good ICRC.
+     */
+    private static int multicastFrames(final String name, final String from, final String context) throws IOException
+    {
+        CmCaptures.verify(name, context);
+        final int group = Ipv4Header.parseAddress(GROUP);
+        final long groupMac = Mac.ofMulticastGroup(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(group));
+        final int sender = Ipv4Header.parseAddress(from);
+        final RoceFrameParser parser = new RoceFrameParser();
+        int count = 0;
+        try (PcapReader reader = PcapReader.open(CmCaptures.pcap(name)))
+        {
+            while (reader.next())
+            {
+                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
+                if (FrameStatus.OK != status || BthHeader.MULTICAST_QPN != parser.bth().destQp())
+                {
+                    continue;
+                }
+                final String frame = "multicast frame " + parser.opcode() + " from " +
+                    Ipv4Header.addressToString(parser.ipv4().source()) + "\n" + context;
+                assertEquals(Opcode.UD_SEND_ONLY_WITH_IMMEDIATE, parser.opcode(), frame);
+                assertEquals(group, parser.ipv4().destination(), frame);
+                assertEquals(groupMac, parser.ethernet().destination(), "RFC 1112 group MAC: " + frame);
+                assertEquals(UdParam.RDMA_UDP_QKEY, parser.deth().qkey(), frame);
+                if (sender == parser.ipv4().source())
+                {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    private static void report(final String name, final long startNs)
+    {
+        System.out.println("[mckey-interop] " + name + ": " + (System.nanoTime() - startNs) / 1_000_000 + " ms");
+    }
+}

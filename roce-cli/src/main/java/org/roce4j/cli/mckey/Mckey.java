@@ -1,0 +1,495 @@
+package org.roce4j.cli.mckey;
+
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
+
+import org.roce4j.cli.cmtool.CmTool;
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.cm.rdmacm.RdmaCmEvent;
+import org.roce4j.cm.rdmacm.RdmaCmId;
+import org.roce4j.cm.rdmacm.UdParam;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.AhAttributes;
+import org.roce4j.ib.QpType;
+import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
+import org.roce4j.verbs.AddressHandle;
+import org.roce4j.verbs.CompletionQueue;
+import org.roce4j.verbs.MemoryRegion;
+import org.roce4j.verbs.ProtectionDomain;
+import org.roce4j.verbs.QpInitAttributes;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.verbs.RecvWorkRequest;
+import org.roce4j.verbs.SendWorkRequest;
+import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.mad.RdmaCmServiceId;
+
+/**
+ * rdma-core's mckey (librdmacm/examples/mckey.c, v44) on roce4j: {@code -c} rdma_cm identifiers in the UDP port
+ * space each join the multicast group {@code -m} with a UD QP of their own (rdma_join_multicast: on RoCE the MGID is
+ * the group's IP as a GID, no SA, Q_Key RDMA_UDP_QKEY, DestQP 0xFFFFFF); after mckey's pause the sender posts
+ * {@code -C} unsignaled SEND_WITH_IMM of {@code -S} bytes (the immediate is its QPN) to the group and the receiver
+ * waits for as many completions; both leave the group. Functions keep mckey.c's names and order, and the output lines
+ * and return status are mckey's: "return status N" is rdma_leave_multicast's result, as mckey's run() overwrites its
+ * status with it.
+ *
+ * <p>Where mckey waits forever (the receiver's poll_cqs), a timeout ({@link MckeySettings#timeoutMs}, 0 = forever)
+ * ends the wait with status -110 (ETIMEDOUT) and a line saying how many messages came. The sender waits, before it
+ * leaves, until its unsignaled sends are on the wire (mckey destroys its QP at once; rxe has sent them by then).
+ */
+public final class Mckey
+{
+    /** One identifier (struct cmatest_node). */
+    private static final class Node
+    {
+        RdmaCmId cmaId;
+        boolean connected;
+        ProtectionDomain pd;
+        CompletionQueue cq;
+        MemoryRegion mr;
+        AddressHandle ah;
+        int remoteQpn;
+        int remoteQkey;
+    }
+
+    /** How long the sender waits for its sends to leave without a --timeout. */
+    private static final long SEND_WAIT_MS = 10_000;
+    /** How often it looks. */
+    private static final long SEND_POLL_NS = 100_000;
+
+    private final RdmaCm cm;
+    private final MckeySettings settings;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final Node[] nodes;
+    private int messageCount;
+    private int connectsLeft;
+    private Runnable onJoined = () ->
+    {
+    };
+
+    /**
+     * @param cm       rdma_cm of the device to run on.
+     * @param settings the options.
+     * @param out      mckey's stdout.
+     * @param err      mckey's stderr (perror's lines).
+     */
+    public Mckey(final RdmaCm cm, final MckeySettings settings, final PrintWriter out, final PrintWriter err)
+    {
+        this.cm = cm;
+        this.settings = settings;
+        this.out = out;
+        this.err = err;
+        this.messageCount = settings.messageCount();
+        this.nodes = new Node[settings.connections()];
+        for (int i = 0; i < nodes.length; i++)
+        {
+            nodes[i] = new Node();
+        }
+    }
+
+    /**
+     * @param callback run once the joins are done (or have failed): the in-process receiver lets the sender start.
+     * @return this.
+     */
+    public Mckey onJoined(final Runnable callback)
+    {
+        this.onJoined = callback;
+        return this;
+    }
+
+    /**
+     * mckey's main after option parsing: alloc_nodes, run, "test complete", destroy_nodes, "return status N".
+     *
+     * @return mckey's exit status: its return status as a byte (-1 exits 255).
+     */
+    public int run()
+    {
+        try
+        {
+            for (final Node node : nodes)
+            {
+                node.cmaId = cm.createId(RdmaCmServiceId.PS_UDP);
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("roce mckey: " + ex.getMessage());
+            err.flush();
+            onJoined.run();
+            return 1;
+        }
+        final int ret;
+        try
+        {
+            ret = runTest();
+        }
+        finally
+        {
+            onJoined.run();
+        }
+        out.println("test complete");
+        destroyNodes();
+        out.println("return status " + ret);
+        out.flush();
+        err.flush();
+        return ret & 0xFF;
+    }
+
+    private int runTest()
+    {
+        out.println("mckey: starting " + (settings.sender() ? "client" : "server"));
+        out.println("mckey: joining");
+        out.flush();
+        connectsLeft = nodes.length;
+        int ret = 0;
+        for (final Node node : nodes)
+        {
+            // rdma_resolve_addr completes at once on RoCE: addr_handler prepares the node and joins.
+            ret = addrHandler(node);
+            if (0 != ret)
+            {
+                break;
+            }
+        }
+        if (0 == ret)
+        {
+            ret = connectEvents();
+        }
+        if (0 == ret)
+        {
+            onJoined.run();
+            ret = transfer();
+        }
+        int left = ret;
+        for (final Node node : nodes)
+        {
+            try
+            {
+                node.cmaId.leaveMulticast(settings.group());
+                left = 0;
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                err.println("mckey: failure leaving: " + ex.getMessage());
+                left = CmTool.FAILED;
+            }
+        }
+        // mckey's run() returns rdma_leave_multicast's status; roce4j's own timeout keeps its -110.
+        return CmTool.ETIMEDOUT == ret ? ret : left;
+    }
+
+    private int transfer()
+    {
+        pause();
+        if (0 == messageCount)
+        {
+            return 0;
+        }
+        int ret = 0;
+        if (settings.sender())
+        {
+            out.println("initiating data transfers");
+            out.flush();
+            for (final Node node : nodes)
+            {
+                ret = postSends(node);
+                if (0 != ret)
+                {
+                    return ret;
+                }
+            }
+            ret = awaitSent();
+        }
+        else
+        {
+            out.println("receiving data transfers");
+            out.flush();
+            ret = pollCqs();
+        }
+        if (0 == ret)
+        {
+            out.println("data transfers complete");
+            out.flush();
+        }
+        return ret;
+    }
+
+    private void pause()
+    {
+        if (settings.pauseMs() > 0)
+        {
+            try
+            {
+                // mckey.c: "Pause to give SM chance to configure switches."
+                Thread.sleep(settings.pauseMs());
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private int verifyTestParams()
+    {
+        final int mtu = cm.device().activeMtu().bytes();
+        if (0 != messageCount && settings.messageSize() > mtu)
+        {
+            out.println("mckey: message_size " + settings.messageSize() + " is larger than active mtu " + mtu);
+            return CmTool.EINVAL;
+        }
+        return 0;
+    }
+
+    private int initNode(final Node node)
+    {
+        final RdmaDevice device = cm.device();
+        node.pd = device.allocPd();
+        final int cqe = 0 != messageCount ? messageCount * 2 : 2;
+        node.cq = device.createCq(cqe);
+        final int depth = 0 != messageCount ? messageCount : 1;
+        try
+        {
+            node.cmaId.createQp(node.pd, new QpInitAttributes().qpType(QpType.UD).cq(node.cq)
+                .cap(depth, depth, 1, 1, 0));
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            err.println("mckey: unable to create QP: " + ex.getMessage());
+            return CmTool.FAILED;
+        }
+        // create_message: no size means no messages.
+        if (0 == settings.messageSize())
+        {
+            messageCount = 0;
+        }
+        if (0 != messageCount)
+        {
+            node.mr = node.pd.registerMemory(
+                ByteBuffer.allocateDirect(settings.messageSize() + WorkCompletion.GRH_BYTES), AccessFlags.LOCAL_WRITE);
+        }
+        return 0;
+    }
+
+    private int postRecvs(final Node node)
+    {
+        if (0 == messageCount)
+        {
+            return 0;
+        }
+        final RecvWorkRequest wr = new RecvWorkRequest().wrId(node.cmaId.qp().qpNum())
+            .addSge(node.mr, 0, settings.messageSize() + WorkCompletion.GRH_BYTES);
+        for (int i = 0; i < messageCount; i++)
+        {
+            node.cmaId.qp().postRecv(wr);
+        }
+        return 0;
+    }
+
+    private int postSends(final Node node)
+    {
+        if (!node.connected || 0 == messageCount)
+        {
+            return 0;
+        }
+        final SendWorkRequest wr = new SendWorkRequest().wrId(node.cmaId.qp().qpNum()).opcode(WrOpcode.SEND_WITH_IMM)
+            .sendFlags(0).immData(node.cmaId.qp().qpNum()).ud(node.ah, node.remoteQpn, node.remoteQkey)
+            .addSge(node.mr, 0, settings.messageSize());
+        for (int i = 0; i < messageCount; i++)
+        {
+            node.cmaId.qp().postSend(wr);
+        }
+        return 0;
+    }
+
+    private int addrHandler(final Node node)
+    {
+        int ret = verifyTestParams();
+        if (0 == ret)
+        {
+            ret = initNode(node);
+        }
+        if (0 == ret && !settings.sender())
+        {
+            ret = postRecvs(node);
+        }
+        if (0 == ret)
+        {
+            try
+            {
+                node.cmaId.joinMulticast(settings.group(), settings.bind(), settings.sendOnly());
+            }
+            catch (final IllegalArgumentException | IllegalStateException ex)
+            {
+                err.println("mckey: failure joining: " + ex.getMessage());
+                ret = CmTool.FAILED;
+            }
+        }
+        if (0 != ret)
+        {
+            connectsLeft--;
+        }
+        return ret;
+    }
+
+    private int joinHandler(final Node node, final UdParam param)
+    {
+        final AhAttributes ah = param.ahAttr();
+        // mckey prints the MGID with inet_ntop(AF_INET6): an IPv4 group as ::ffff:a.b.c.d. RoCE has no LIDs: 0.
+        out.println("mckey: joined dgid: " + Gid.toString(ah.dgidHigh(), ah.dgidLow()) + " mlid 0x0 sl " +
+            ah.serviceLevel());
+        out.flush();
+        node.remoteQpn = param.qpNum();
+        node.remoteQkey = param.qkey();
+        try
+        {
+            node.ah = node.pd.createAh(ah);
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            out.println("mckey: failure creating address handle");
+            connectsLeft--;
+            return CmTool.FAILED;
+        }
+        node.connected = true;
+        connectsLeft--;
+        return 0;
+    }
+
+    private int cmaHandler(final RdmaCmEvent event)
+    {
+        switch (event.type())
+        {
+            case MULTICAST_JOIN:
+                final Node node = nodeOf(event.id());
+                return null == node ? 0 : joinHandler(node, event.ud());
+            case ADDR_ERROR:
+            case MULTICAST_ERROR:
+                out.println("mckey: event: " + event.type().libraryName() + ", error: " + event.status());
+                connectsLeft--;
+                return event.status();
+            default:
+                return 0;
+        }
+    }
+
+    private Node nodeOf(final RdmaCmId id)
+    {
+        for (final Node node : nodes)
+        {
+            if (node.cmaId == id)
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    private int connectEvents()
+    {
+        int ret = 0;
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
+        while (connectsLeft > 0 && 0 == ret)
+        {
+            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
+            if (null == event)
+            {
+                if (CmTool.expired(settings.timeoutMs(), deadline))
+                {
+                    out.println("roce mckey: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
+                        connectsLeft + " join(s) left)");
+                    return CmTool.ETIMEDOUT;
+                }
+                continue;
+            }
+            ret = cmaHandler(event);
+        }
+        out.flush();
+        return ret;
+    }
+
+    private int pollCqs()
+    {
+        final WorkCompletion[] wc = new WorkCompletion[8];
+        for (int i = 0; i < wc.length; i++)
+        {
+            wc[i] = new WorkCompletion();
+        }
+        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
+        for (final Node node : nodes)
+        {
+            if (!node.connected)
+            {
+                continue;
+            }
+            int done = 0;
+            while (done < messageCount)
+            {
+                final int ret = node.cq.pollBlocking(wc, CmTool.SLICE_NS);
+                if (0 == ret && CmTool.expired(settings.timeoutMs(), deadline))
+                {
+                    out.println("roce mckey: " + done + " of " + messageCount + " messages within " +
+                        settings.timeoutMs() + " ms");
+                    return CmTool.ETIMEDOUT;
+                }
+                done += ret;
+            }
+        }
+        return 0;
+    }
+
+    /** The unsignaled sends leave the send queue once they are on the wire (the engine retires them). */
+    private int awaitSent()
+    {
+        final long boundMs = 0 != settings.timeoutMs() ? settings.timeoutMs() : SEND_WAIT_MS;
+        final long deadline = CmTool.deadlineNs(boundMs);
+        for (final Node node : nodes)
+        {
+            while (null != node.cmaId.qp() && node.cmaId.qp().outstandingSendWrs() > 0)
+            {
+                if (CmTool.expired(boundMs, deadline))
+                {
+                    out.println("roce mckey: " + node.cmaId.qp().outstandingSendWrs() + " sends still queued after " +
+                        boundMs + " ms");
+                    return CmTool.ETIMEDOUT;
+                }
+                LockSupport.parkNanos(SEND_POLL_NS);
+            }
+        }
+        return 0;
+    }
+
+    private void destroyNodes()
+    {
+        for (final Node node : nodes)
+        {
+            if (null == node.cmaId)
+            {
+                continue;
+            }
+            if (null != node.ah)
+            {
+                node.ah.destroy();
+            }
+            node.cmaId.destroy();
+            if (null != node.cmaId.qp())
+            {
+                node.cmaId.qp().destroy();
+            }
+            if (null != node.cq)
+            {
+                node.cq.destroy();
+            }
+            if (null != node.mr)
+            {
+                node.mr.deregister();
+            }
+            if (null != node.pd)
+            {
+                node.pd.dealloc();
+            }
+        }
+    }
+}
