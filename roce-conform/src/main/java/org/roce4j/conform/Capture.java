@@ -13,6 +13,7 @@ import org.roce4j.wire.RoceFrameParser;
 public final class Capture
 {
     private final List<CapturedFrame> frames = new ArrayList<>();
+    private final List<Long> windowStartsNs = new ArrayList<>();
     private final RoceFrameParser parser = new RoceFrameParser();
 
     /**
@@ -26,9 +27,37 @@ public final class Capture
      */
     public CapturedFrame add(final long timeNs, final Direction direction, final byte[] frame, final String fault)
     {
+        return add(timeNs, timeNs, direction, frame, fault);
+    }
+
+    /**
+     * Record a frame whose time is known only within a window: one the runner found when it polled at
+     * {@code timeNs} passed the link after {@code earliestNs}, when the poll before began.
+     *
+     * @param earliestNs the earliest the frame can have passed the link.
+     * @param timeNs     the runner's clock when it saw the frame.
+     * @param direction  which way.
+     * @param frame      the bytes (kept).
+     * @param fault      fault note or null.
+     * @return the record.
+     */
+    public CapturedFrame add(final long earliestNs, final long timeNs, final Direction direction, final byte[] frame,
+        final String fault)
+    {
         final CapturedFrame captured = CapturedFrame.parse(frames.size(), timeNs, direction, frame, fault, parser);
         frames.add(captured);
+        windowStartsNs.add(Math.min(earliestNs, timeNs));
         return captured;
+    }
+
+    /**
+     * @param index a frame's capture index.
+     * @return the earliest the frame can have passed the link: its time, or for a frame from a DUT the runner
+     *     polls, when the poll before the one that found it began.
+     */
+    public long earliestNs(final int index)
+    {
+        return windowStartsNs.get(index);
     }
 
     /**

@@ -48,10 +48,13 @@ public final class ConformContext
     /** How long the probe of {@link #probeAlive} waits for its ACK: 1 ms (at least the testbed's wait floor). */
     private static final long PROBE_NS = 1_000_000L;
     /**
-     * How many times {@link #sendPastRnr} sends a request again after an RNR NAK: 7, the rnr_retry perftest gives its
-     * QPs (which IBA 9.7.5.2.8 reads as "retry forever": bounded here, so a DUT that never takes the SEND FAILs).
+     * How long {@link #sendPastRnr} keeps sending a request again after RNR NAKs: perftest gives its QPs rnr_retry 7,
+     * which IBA 9.7.5.2.8 reads as "retry forever". Bounded here, so that a DUT that never takes the SEND FAILs, but
+     * by time rather than by a count: seven retries of a 0.64 ms timer (perftest's min_rnr_timer 12) are 4.5 ms,
+     * which a guest busy starting its tools can outlast (ib_send_bw once posted its receives later than that). 2 s
+     * is far past any live DUT's receive posting.
      */
-    private static final int RNR_RETRIES = 7;
+    private static final long RNR_RETRY_BUDGET_NS = 2_000_000_000L;
     /** Bound on DUT duty cycles without the clock moving: a DUT still busy after this many is stuck. */
     private static final int MAX_QUIET_CYCLES = 100_000;
 
@@ -302,7 +305,7 @@ public final class ConformContext
 
     /**
      * Send a request and wait for its answer; an RNR NAK instead is answered as a requester answers it (IBA 9.7.5.2.8):
-     * the same request again once the NAK's timer has run, up to {@link #RNR_RETRIES} times. For a SEND whose receive
+     * the same request again once the NAK's timer has run, for up to {@link #RNR_RETRY_BUDGET_NS} of timers. For a SEND whose receive
      * the DUT's tool has posted when the scenario cannot know it took effect (a DUT that posts from another thread
      * than its engine's may take the SEND first).
      *
@@ -314,23 +317,32 @@ public final class ConformContext
      */
     public CapturedFrame sendPastRnr(final byte[] frame, final FrameFilter answer, final long waitNs)
     {
+        long waitedNs = 0;
         for (int retry = 0; true; retry++)
         {
             send(frame);
             final CapturedFrame got = expect(answer.or(FrameFilter.rnrNak()), waitNs);
             if (!got.isRnrNak() || answer.matches(got))
             {
+                if (retry > 1)
+                {
+                    note("the request was taken after " + retry + " RNR NAKs (" + micros(waitedNs) + " of timers)");
+                }
                 return got;
             }
-            if (RNR_RETRIES == retry)
+            if (waitedNs >= RNR_RETRY_BUDGET_NS)
             {
                 throw new ConformFailure("the DUT answered " + got.label() + " to the request and to each of its " +
-                    RNR_RETRIES + " retries after the RNR timer");
+                    retry + " retries after the RNR timer (" + micros(waitedNs) + " of timers)");
             }
             final long timerNs = AethHeader.rnrTimerNs(AethHeader.value(got.syndrome()));
-            note("RNR NAK for the request (the DUT's receive not taken up yet): sent again after its " +
-                micros(timerNs) + " timer, as a requester does (IBA 9.7.5.2.8)");
+            if (0 == retry)
+            {
+                note("RNR NAK for the request (the DUT's receive not taken up yet): sent again after its " +
+                    micros(timerNs) + " timer, as a requester does (IBA 9.7.5.2.8)");
+            }
             advance(timerNs);
+            waitedNs += timerNs;
         }
     }
 

@@ -31,6 +31,11 @@ public final class ConformLink implements Link
     private final List<FrameRule> rules = new ArrayList<>();
     private final List<Held> held = new ArrayList<>();
     private final List<byte[]> ready = new ArrayList<>();
+    /**
+     * When the poll before the current one began: a frame from the DUT that the current poll finds arrived after
+     * that, and no earlier (the runner's clock reads it only when it polls).
+     */
+    private long previousPollNs;
 
     private record Held(long dueNs, Direction direction, byte[] frame)
     {
@@ -46,6 +51,7 @@ public final class ConformLink implements Link
         this.inner = inner;
         this.clockNs = clockNs;
         this.capture = capture;
+        this.previousPollNs = clockNs.getAsLong();
     }
 
     /**
@@ -145,6 +151,7 @@ public final class ConformLink implements Link
     private List<byte[]> apply(final Direction direction, final byte[] frame)
     {
         final long now = clockNs.getAsLong();
+        final long earliest = Direction.FROM_DUT == direction ? previousPollNs : now;
         final CapturedFrame parsed = capture.peek(now, direction, frame);
         for (final FrameRule rule : rules)
         {
@@ -153,24 +160,24 @@ public final class ConformLink implements Link
                 switch (rule.action())
                 {
                     case DROP:
-                        capture.add(now, direction, frame, rule.note());
+                        capture.add(earliest, now, direction, frame, rule.note());
                         return List.of();
                     case DELAY:
-                        capture.add(now, direction, frame, rule.note());
+                        capture.add(earliest, now, direction, frame, rule.note());
                         held.add(new Held(now + rule.delayNs(), direction, frame));
                         return List.of();
                     case DUPLICATE:
-                        capture.add(now, direction, frame, null);
-                        capture.add(now, direction, frame, rule.note());
+                        capture.add(earliest, now, direction, frame, null);
+                        capture.add(earliest, now, direction, frame, rule.note());
                         return List.of(frame, frame);
                     default:
                         final byte[] mutated = rule.mutate(frame);
-                        capture.add(now, direction, mutated, rule.note());
+                        capture.add(earliest, now, direction, mutated, rule.note());
                         return List.of(mutated);
                 }
             }
         }
-        capture.add(now, direction, frame, null);
+        capture.add(earliest, now, direction, frame, null);
         return List.of(frame);
     }
 
@@ -243,12 +250,14 @@ public final class ConformLink implements Link
     public int poll(final FrameHandler handler, final int maxFrames)
     {
         releaseDue();
+        final long pollNs = clockNs.getAsLong();
         inner.poll((buffer, offset, length) ->
         {
             final byte[] frame = new byte[length];
             buffer.getBytes(offset, frame);
             ready.addAll(apply(Direction.FROM_DUT, frame));
         }, maxFrames);
+        previousPollNs = pollNs;
         int delivered = 0;
         while (delivered < maxFrames && !ready.isEmpty())
         {

@@ -138,6 +138,36 @@ class CheckersTest
     }
 
     @Test
+    void aRetransmissionIsJudgedByTheWindowsItsFramesWereSeenIn()
+    {
+        // The original was found by a poll 30 ms after the one before it (a runner busy elsewhere): it may have
+        // passed the link up to 30 ms before it was timed, so a retransmission timed 20 ms short is not proven early.
+        final long stallNs = 30_000_000L;
+        final Capture stalled = new Capture();
+        stalled.add(0, stallNs, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        stalled.add(stallNs + TIMEOUT_NS - 20_000_000L, Direction.FROM_DUT,
+            frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        final List<Finding> windowed = Checkers.retransmissionTiming(stalled, 0, TIMEOUT_NS);
+        assertFalse(violated(windowed), windowed.toString());
+        assertTrue(windowed.get(0).text().contains("may have passed the link"), windowed.toString());
+        assertEquals(0, stalled.earliestNs(0), "the window of the original");
+
+        // Even the longest delay the windows allow is short of the timeout: early.
+        final Capture early = new Capture();
+        early.add(0, 1_000_000L, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        early.add(1_000_000L + TIMEOUT_NS - 2_000_000L, Direction.FROM_DUT,
+            frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        assertTrue(violated(Checkers.retransmissionTiming(early, 0, TIMEOUT_NS)));
+
+        // A retransmission timed late whose window starts before four timeouts is not proven late.
+        final Capture late = new Capture();
+        late.add(0, Direction.FROM_DUT, frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        late.add(4 * TIMEOUT_NS - 1, 4 * TIMEOUT_NS + stallNs, Direction.FROM_DUT,
+            frame(DUT, PEER, Opcode.RC_RDMA_WRITE_ONLY, 0x500, -1, -1), null);
+        assertFalse(violated(Checkers.retransmissionTiming(late, 0, TIMEOUT_NS)));
+    }
+
+    @Test
     void retryBeforeTheRnrTimerIsAViolation()
     {
         final int code = 14;
