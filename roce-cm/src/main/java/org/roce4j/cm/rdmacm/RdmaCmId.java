@@ -152,7 +152,7 @@ public final class RdmaCmId
         }
         owner.call(() ->
         {
-            requireState("listen", State.IDLE);
+            RdmaCmIdRules.requireState(this, "listen", State.IDLE);
             owner.bindListener(this, address);
             this.backlog = backlog;
             this.localAddress = address;
@@ -176,7 +176,7 @@ public final class RdmaCmId
         final QpType type = RdmaCmQp.checkCreate(this, pd, init);
         return owner.call(() ->
         {
-            requireNoQp("create a QP on");
+            RdmaCmIdRules.requireNoQp(this, "create a QP on");
             qp = RdmaCmQp.create(pd, init, type);
             return qp;
         });
@@ -196,7 +196,7 @@ public final class RdmaCmId
         RdmaCmQp.checkAttach(this, existing);
         owner.call(() ->
         {
-            requireNoQp("attach a QP to");
+            RdmaCmIdRules.requireNoQp(this, "attach a QP to");
             RdmaCmQp.attach(existing);
             qp = existing;
             return null;
@@ -224,8 +224,8 @@ public final class RdmaCmId
         ConnParam.checkConnect(param, isUd());
         owner.call(() ->
         {
-            requireState("connect", State.IDLE);
-            requireQp("connect");
+            RdmaCmIdRules.requireState(this, "connect", State.IDLE);
+            RdmaCmIdRules.requireQp(this, "connect");
             connection = owner.connect(this, destination, param, handler);
             state = State.CONNECTING;
             return null;
@@ -247,8 +247,8 @@ public final class RdmaCmId
             ConnParam.MAX_ACCEPT_PRIVATE_DATA);
         owner.call(() ->
         {
-            requireState("accept", State.CONNECT_REQUEST);
-            requireQp("accept");
+            RdmaCmIdRules.requireState(this, "accept", State.CONNECT_REQUEST);
+            RdmaCmIdRules.requireQp(this, "accept");
             owner.accept(this, connection, param);
             // A UD service is done once its SIDR_REP is out: no RTU, no ESTABLISHED event (cma.c cma_accept).
             state = isUd() ? State.ESTABLISHED : State.CONNECTING;
@@ -268,7 +268,7 @@ public final class RdmaCmId
         ConnParam.checkAccept(privateData, isUd(), "reject", ConnParam.MAX_REJECT_PRIVATE_DATA);
         owner.call(() ->
         {
-            requireState("reject", State.CONNECT_REQUEST);
+            RdmaCmIdRules.requireState(this, "reject", State.CONNECT_REQUEST);
             owner.reject(connection, privateData);
             state = State.REJECTED;
             releasePending();
@@ -309,9 +309,8 @@ public final class RdmaCmId
     }
 
     /**
-     * Join a multicast group (rdma_join_multicast_ex) in the UDP port space: on RoCE no SA is asked; the group's QP
-     * (if {@link #createQp} made one) is attached unless {@code sendOnly}, and a MULTICAST_JOIN event carries the
-     * address vector, QPN 0xFFFFFF and Q_Key to send to the group with. See {@link RdmaCmMulticast}.
+     * Join a multicast group (rdma_join_multicast_ex) in the UDP port space, as {@link RdmaCmMulticast} says: no SA
+     * on RoCE; the QP is attached unless {@code sendOnly}; a MULTICAST_JOIN event gives the group's address vector.
      *
      * @param group    an IPv4 (224.0.0.0/4) or IPv6 (ff00::/8) multicast address.
      * @param source   the local address to send from (rdma_bind_addr), or null for the device's choice.
@@ -598,35 +597,5 @@ public final class RdmaCmId
     void moveQpToError()
     {
         RdmaCmQp.moveToError(qp, owner);
-    }
-
-    private void requireState(final String what, final State expected)
-    {
-        if (expected != state)
-        {
-            throw new IllegalStateException("identifier " + number + " cannot " + what + " in state " + state +
-                " (needs " + expected + ")");
-        }
-    }
-
-    private void requireNoQp(final String what)
-    {
-        if (null != qp)
-        {
-            throw new IllegalStateException("identifier " + number + " already has QP " + qp.qpNum());
-        }
-        if (State.LISTENING == state || State.DESTROYED == state)
-        {
-            throw new IllegalStateException("cannot " + what + " identifier " + number + " in state " + state);
-        }
-    }
-
-    private void requireQp(final String what)
-    {
-        if (null == qp)
-        {
-            throw new IllegalStateException("identifier " + number + " has no QP to " + what + " with: call " +
-                "createQp first");
-        }
     }
 }
