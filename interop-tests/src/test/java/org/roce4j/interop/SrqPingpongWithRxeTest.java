@@ -39,7 +39,7 @@ class SrqPingpongWithRxeTest
     void srqPingpongWithRxe(final int qps, final int size, final String role) throws IOException
     {
         assertEquals(1024, peer.ready().activeMtu());
-        final String name = "SrqPingpongWithRxeTest-" + qps + "-" + size + "-" + role;
+        final String name = getClass().getSimpleName() + "-" + qps + "-" + size + "-" + role;
         final PingpongInterop.Case c = PingpongInterop.Case.srq(name, qps, size, 1024, ITERATIONS);
         final PingpongInterop.Outcome outcome = "client".equals(role) ?
             PingpongInterop.roceAsClient(peer, c) : PingpongInterop.roceAsServer(peer, c);
