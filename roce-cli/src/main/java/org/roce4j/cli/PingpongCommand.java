@@ -251,9 +251,18 @@ public final class PingpongCommand implements Callable<Integer>
     /**
      * A network link's engine runs on its own agent thread ({@link CcOptions#dedicatedDevice}).
      */
+    /**
+     * A DEDICATED device with --cc's congestion control, whose QPs take retry_cnt 7 as "retry forever" as rxe does
+     * (rxe_comp.c: retry_cnt 7 is never decremented; the pingpongs ask for 7): a peer that stalls for longer than 8
+     * local ACK timeouts (8 x 67 ms; an emulated rxe guest on a loaded host stalls for a second) is waited for, as its
+     * own tool on rxe waits for us, instead of failing the run with RETRY_EXC_ERR and leaving that peer retransmitting
+     * to a closed device. A peer that is gone is still noticed: --timeout ends a run without completions.
+     */
     private DeviceOptions deviceOptions()
     {
-        return cc.dedicatedDevice(spin);
+        final DeviceOptions options = cc.dedicatedDevice(spin);
+        options.engineConfig().retryCountSevenForever(true);
+        return options;
     }
 
     private PingpongSettings settings()
