@@ -57,7 +57,7 @@ class FirstFramesWithRxeTest
     {
         assumeTrue(peer.supportsTunnel(), "raw frames need the QEMU peer's dgram tunnel");
         assertEquals(1024, peer.ready().activeMtu(), "guest MTU 1500 gives active MTU 1024");
-        final String name = getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
+        final String name = CaseName.of(test);
         return new RcPingpongScenario(peer, name, size, 1024, ourPsn);
     }
 }

@@ -45,7 +45,7 @@ class JumboFramesWithRxeTest
         assumeTrue(peer.supportsTunnel(), "raw frames need the QEMU peer's dgram tunnel");
         assertEquals(9000, peer.ready().mtu());
         assertEquals(4096, peer.ready().activeMtu(), "guest MTU 9000 gives active MTU 4096");
-        final String name = getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
+        final String name = CaseName.of(test);
         return new RcPingpongScenario(peer, name, size, 4096, 0x00ABCD);
     }
 }

@@ -1,7 +1,6 @@
 package org.roce4j.interop;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +10,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.roce4j.testcontainers.Host;
-import org.roce4j.wire.FrameStatus;
-import org.roce4j.wire.RoceFrameParser;
-import org.roce4j.wire.pcap.PcapReader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -324,7 +320,7 @@ final class PerftestInterop
             final long[] serverSizes = sendBw ? c.sizes() : new long[] {c.sizes()[c.sizes().length - 1]};
             checkBandwidth(serverOutput, "server", serverSizes, c.iters(), !sendBw, context);
         }
-        final long frames = c.record() ? verifyPcap(c.name(), context) : -1;
+        final long frames = c.record() ? CmCaptures.tally(c.name(), 0, false, context).roce() : -1;
         final StringBuilder recovery = new StringBuilder();
         final Matcher counter = RECOVERY.matcher(roce.err());
         while (counter.find())
@@ -383,28 +379,4 @@ final class PerftestInterop
         assertTrue(!line.find(), side + " printed more latency lines than sizes\n" + context);
     }
 
-    /**
-     * Every RoCE frame the tunnel recorded (both directions) must carry a good ICRC.
-     */
-    private static long verifyPcap(final String name, final String context) throws IOException
-    {
-        final RoceFrameParser parser = new RoceFrameParser();
-        long roce = 0;
-        final Path pcap = PeerTools.targetDir().resolve("pcaps").resolve(name + ".pcap");
-        try (PcapReader reader = PcapReader.open(pcap))
-        {
-            while (reader.next())
-            {
-                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
-                if (status.isNotRoce() || FrameStatus.TRUNCATED_ETHERNET == status)
-                {
-                    continue;
-                }
-                roce++;
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + name + ".pcap\n" + context);
-            }
-        }
-        assertTrue(roce > 0, "no RoCE frames recorded\n" + context);
-        return roce;
-    }
 }

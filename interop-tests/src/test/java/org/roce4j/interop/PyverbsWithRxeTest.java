@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +36,8 @@ import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendWorkRequest;
-import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
-import org.roce4j.wire.RoceFrameParser;
 import org.roce4j.wire.addr.Gid;
-import org.roce4j.wire.pcap.PcapReader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -88,7 +84,7 @@ class PyverbsWithRxeTest
     void roceRequesterAgainstRxeResponder(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final String log;
         try (Roce roce = new Roce(name, true); PyverbsAgent rxe = new PyverbsAgent(peer, peer.caseTimeLeft()))
         {
@@ -155,7 +151,7 @@ class PyverbsWithRxeTest
     void rxeRequesterAgainstRoceResponder(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final String log;
         try (Roce roce = new Roce(name, true); PyverbsAgent rxe = new PyverbsAgent(peer, peer.caseTimeLeft()))
         {
@@ -227,7 +223,7 @@ class PyverbsWithRxeTest
         // offset). roce4j without EngineConfig.rxeFlushIcrc speaks the standard: rxe drops its FLUSH silently until
         // the retries run out, and roce4j drops rxe's as a bad ICRC. retry_cnt 1 on both sides keeps it short.
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final String log;
         try (Roce roce = new Roce(name, false); PyverbsAgent rxe = new PyverbsAgent(peer, peer.caseTimeLeft()))
         {
@@ -321,30 +317,8 @@ class PyverbsWithRxeTest
      */
     private Map<Opcode, Integer> frames(final String pcapName, final boolean byRoce) throws IOException
     {
-        final Map<Opcode, Integer> counts = new EnumMap<>(Opcode.class);
-        for (final Opcode op : Opcode.values())
-        {
-            counts.put(op, 0);
-        }
-        final RoceFrameParser parser = new RoceFrameParser().acceptRxeFlushIcrc(true);
-        try (PcapReader reader = PcapReader.open(CmCaptures.pcap(pcapName)))
-        {
-            while (reader.next())
-            {
-                final FrameStatus status = parser.parse(reader.buffer(), 0, reader.capturedLength());
-                if (status.isNotRoce())
-                {
-                    continue;
-                }
-                assertEquals(FrameStatus.OK, status, "frame " + reader.index() + " of " + pcapName + ".pcap");
-                final boolean fromUs = ourMac == parser.ethernet().source();
-                if (fromUs == byRoce)
-                {
-                    counts.merge(parser.opcode(), 1, Integer::sum);
-                }
-            }
-        }
-        return counts;
+        final CmCaptures.Tally tally = CmCaptures.tally(pcapName, ourMac, true, pcapName);
+        return byRoce ? tally.ours() : tally.theirs();
     }
 
     private static void expect(final WcStatus status, final WcOpcode opcode, final WorkCompletion wc)
@@ -408,10 +382,5 @@ class PyverbsWithRxeTest
         System.out.printf("[pyverbs] %s: %.1f s, FLUSH %d, ATOMIC_WRITE %d, SEND_WITH_INV %d on the wire; agent:%n%s%n",
             name, (System.nanoTime() - startNs) / 1e9, sent.get(Opcode.RC_FLUSH), sent.get(Opcode.RC_ATOMIC_WRITE),
             sent.get(Opcode.RC_SEND_ONLY_WITH_INVALIDATE), log);
-    }
-
-    private String name(final TestInfo test)
-    {
-        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
     }
 }

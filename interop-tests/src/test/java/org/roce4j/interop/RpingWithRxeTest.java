@@ -78,16 +78,16 @@ class RpingWithRxeTest
     void roceRpingClientAgainstRpingServer(final int size, final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test) + "-" + size;
+        final String name = CaseName.of(test) + "-" + size;
         final int port = 20000 + size % 1000;
         final boolean print = 64 == size;
         peer.kill("rps");
         // rping's stdout is buffered and its stderr is not: keep them apart so lines do not interleave.
-        peer.start("rps", "rping -s -V -a " + guest() + " -p " + port + " -S " + size + (print ? " -v" : "") +
-            " 2>/tmp/rps.err");
+        peer.start("rps", "rping -s -V -a " + peer.guestAddress() + " -p " + port + " -S " + size +
+            (print ? " -v" : "") + " 2>/tmp/rps.err");
         awaitRpingListening(port);
 
-        final RoceRun roce = RoceRun.run("rping", "-c", "-a", guest(), "-p", Integer.toString(port),
+        final RoceRun roce = RoceRun.run("rping", "-c", "-a", peer.guestAddress(), "-p", Integer.toString(port),
             "-C", Integer.toString(PINGS), "-v", "-V", "-S", Integer.toString(size),
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         final int rxeExit = peer.waitFor("rps", peer.caseTimeLeft(), () -> true, GRACE);
@@ -106,7 +106,7 @@ class RpingWithRxeTest
         {
             assertPings(rxeLog, "server ping data: ", size, context);
         }
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertEquals(1, cm.get(CmAttribute.CONNECT_REQUEST), "one REQ (no retransmission)\n" + cm);
         assertEquals(1, cm.get(CmAttribute.CONNECT_REPLY));
         assertEquals(1, cm.get(CmAttribute.READY_TO_USE));
@@ -120,18 +120,18 @@ class RpingWithRxeTest
     void rpingClientAgainstRoceRpingServer(final int size, final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test) + "-" + size;
+        final String name = CaseName.of(test) + "-" + size;
         final int port = 21000 + size % 1000;
         final boolean print = 64 == size;
         final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run("rping", "-s",
-            "-a", link(), "-p", Integer.toString(port), "-v", "-V", "-S", Integer.toString(size),
+            "-a", peer.linkAddress(), "-p", Integer.toString(port), "-v", "-V", "-S", Integer.toString(size),
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
         peer.kill("rpc");
         // roce rping may not listen yet: rping then gets REJ 8 (or no ARP answer yet); try again, as a user would.
-        peer.start("rpc", "i=0; while [ $i -lt 100 ]; do rping -c -V -a " + link() + " -p " + port + " -C " + PINGS +
-            " -S " + size + (print ? " -v" : "") + " >/tmp/rpc.out 2>/tmp/rpc.err; rc=$?; cat /tmp/rpc.out; " +
-            "grep -qE 'error 8|ADDR_ERROR|UNREACHABLE' /tmp/rpc.err || exit $rc; i=$((i+1)); usleep 100000; " +
-            "done; exit 1");
+        peer.start("rpc", "i=0; while [ $i -lt 100 ]; do rping -c -V -a " + peer.linkAddress() + " -p " + port +
+            " -C " + PINGS + " -S " + size + (print ? " -v" : "") + " >/tmp/rpc.out 2>/tmp/rpc.err; rc=$?; " +
+            "cat /tmp/rpc.out; grep -qE 'error 8|ADDR_ERROR|UNREACHABLE' /tmp/rpc.err || exit $rc; " +
+            "i=$((i+1)); usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("rpc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("rpc") + peer.runOk("cat /tmp/rpc.err");
         final RoceRun result = join(roce, rxeLog);
@@ -148,7 +148,7 @@ class RpingWithRxeTest
             assertPings(rxeLog, "ping data: ", size, context);
         }
         assertFalse(rxeLog.contains("data mismatch"), context);
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertTrue(cm.get(CmAttribute.CONNECT_REPLY) >= 1, cm.toString());
         assertEquals(1, cm.get(CmAttribute.DISCONNECT_REQUEST), cm.toString());
         assertEquals(1, cm.get(CmAttribute.DISCONNECT_REPLY), cm.toString());
@@ -161,13 +161,13 @@ class RpingWithRxeTest
     void connectToAPortNobodyListensOnInRxeGetsTheKernelsRejectReason8(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final RdmaCmEvent event;
         try (Endpoint ep = new Endpoint(name))
         {
             final RdmaCmId id = ep.cm.createId();
             id.createQp(ep.pd, new QpInitAttributes().cq(ep.cq).cap(4, 4, 1, 1, 0));
-            id.connect(new InetSocketAddress(guest(), 7999), new ConnParam());
+            id.connect(new InetSocketAddress(peer.guestAddress(), 7999), new ConnParam());
             event = assertThrows(RdmaCmException.class,
                 () -> ep.cm.expect(id, RdmaCmEventType.ESTABLISHED, WAIT_NS)).event();
         }
@@ -183,22 +183,23 @@ class RpingWithRxeTest
         final byte[] req = madsOf(name, CmAttribute.CONNECT_REQUEST, false).get(0);
         assertEquals(new MadHeader().wrap(new UnsafeBuffer(req), 0).transactionId(),
             new MadHeader().wrap(new UnsafeBuffer(rejs.get(0)), 0).transactionId(), "the REJ echoes our REQ's TID");
-        report(name, start, verifyPcap(name, event.toString()));
+        report(name, start, CmCaptures.verify(name, event.toString()));
     }
 
     @Test
     void rpingToAPortNobodyListensOnInRoce4jGetsReason8Too(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         try (Endpoint ep = new Endpoint(name))
         {
-            final RxePeer.Result result = peer.run("rping -c -a " + link() + " -p 7998 -C 1", Duration.ofSeconds(60));
+            final RxePeer.Result result = peer.run("rping -c -a " + peer.linkAddress() + " -p 7998 -C 1",
+                Duration.ofSeconds(60));
             assertEquals(255, result.exitCode(), result.output());
             assertTrue(result.output().contains("cma event RDMA_CM_EVENT_REJECTED, error 8"), result.output());
             assertEquals(1, ep.cm.counters().get(CmCounter.REJ_INVALID_SERVICE_ID));
         }
-        report(name, start, verifyPcap(name, name));
+        report(name, start, CmCaptures.verify(name, name));
     }
 
     // ---- disconnect from either side -----------------------------------------------------------------------------
@@ -207,10 +208,10 @@ class RpingWithRxeTest
     void roce4jClientDisconnectIsSeenByRpingServer(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final int port = 22001;
         peer.kill("rps");
-        peer.start("rps", "rping -s -a " + guest() + " -p " + port);
+        peer.start("rps", "rping -s -a " + peer.guestAddress() + " -p " + port);
         awaitRpingListening(port);
         try (Endpoint ep = new Endpoint(name))
         {
@@ -223,17 +224,17 @@ class RpingWithRxeTest
         final String log = peer.log("rps");
         assertEquals(0, exit, log);
         assertTrue(log.contains("server DISCONNECT EVENT..."), log);
-        report(name, start, verifyPcap(name, log));
+        report(name, start, CmCaptures.verify(name, log));
     }
 
     @Test
     void rxeServerDisconnectIsSeenByRoce4jClient(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final int port = 22002;
         peer.kill("rps");
-        peer.start("rps", "rping -s -a " + guest() + " -p " + port);
+        peer.start("rps", "rping -s -a " + peer.guestAddress() + " -p " + port);
         awaitRpingListening(port);
         final RdmaCmEvent seen;
         try (Endpoint ep = new Endpoint(name))
@@ -250,7 +251,7 @@ class RpingWithRxeTest
         assertTrue(seen.message().contains("DREQ received"), seen.toString());
         assertTrue(log.contains("Received bogus data, size 8"), log);
         assertEquals(255, exit, "rping -s fails after bogus data\n" + log);
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, log);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, log);
         assertEquals(1, cm.get(CmAttribute.DISCONNECT_REQUEST), "the DREQ came from rxe: " + cm);
         report(name, start, cm);
     }
@@ -259,13 +260,13 @@ class RpingWithRxeTest
     void roce4jServerDisconnectIsSeenByRpingClient(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final int port = 22003;
         try (Endpoint ep = new Endpoint(name))
         {
             final RdmaCmId listener = ep.cm.createId().listen(new InetSocketAddress("0.0.0.0", port), 3);
             peer.kill("rpc");
-            peer.start("rpc", "rping -c -a " + link() + " -p " + port + " -C 1 -v");
+            peer.start("rpc", "rping -c -a " + peer.linkAddress() + " -p " + port + " -C 1 -v");
             final RdmaCmEvent request = ep.cm.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
             final RdmaCmId child = request.id();
             child.createQp(ep.pd, new QpInitAttributes().cq(ep.cq).cap(4, 4, 1, 1, 0));
@@ -284,7 +285,7 @@ class RpingWithRxeTest
         final String log = peer.log("rpc");
         assertTrue(log.contains("client DISCONNECT EVENT..."), log);
         assertEquals(0, exit, "rping -c ends normally on a disconnect\n" + log);
-        report(name, start, verifyPcap(name, log));
+        report(name, start, CmCaptures.verify(name, log));
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
@@ -311,7 +312,7 @@ class RpingWithRxeTest
         {
             final RdmaCmId id = cm.createId();
             id.createQp(pd, new QpInitAttributes().cq(cq).cap(4, 4, 1, 1, 0));
-            id.connect(new InetSocketAddress(guest(), port), new ConnParam());
+            id.connect(new InetSocketAddress(peer.guestAddress(), port), new ConnParam());
             cm.expect(id, RdmaCmEventType.ESTABLISHED, WAIT_NS);
             return id;
         }
@@ -334,21 +335,6 @@ class RpingWithRxeTest
         {
             throw new AssertionError("roce rping did not finish; rping said:\n" + rxeLog, ex);
         }
-    }
-
-    private String guest()
-    {
-        return peer.options().guestAddress();
-    }
-
-    private String link()
-    {
-        return peer.options().linkIp();
-    }
-
-    private String name(final TestInfo test)
-    {
-        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
     }
 
     /** Wait until rping -s in the guest has its rdma_cm id in LISTEN on the port (iproute2's rdma tool). */
@@ -399,16 +385,11 @@ class RpingWithRxeTest
         return sb.substring(0, size - 1);
     }
 
-    private static Map<CmAttribute, Integer> verifyPcap(final String name, final String context) throws IOException
-    {
-        return CmCaptures.verify(name, context);
-    }
-
     /** The MADs of one attribute in a recording, sent by rxe (fromRxe) or by roce4j. */
     private List<byte[]> madsOf(final String name, final CmAttribute attribute, final boolean fromRxe)
         throws IOException
     {
-        final int rxe = Ipv4Header.parseAddress(guest());
+        final int rxe = Ipv4Header.parseAddress(peer.guestAddress());
         final List<byte[]> out = new ArrayList<>();
         final RoceFrameParser parser = new RoceFrameParser();
         final MadHeader mad = new MadHeader();

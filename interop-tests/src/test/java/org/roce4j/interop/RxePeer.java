@@ -108,6 +108,23 @@ public abstract class RxePeer extends RxeCommands implements AutoCloseable
     public abstract RxePeerOptions options();
 
     /**
+     * @return the guest's RoCE address without its prefix length (what the guest's tools bind to, and roce4j's
+     *     tools reach).
+     */
+    public String guestAddress()
+    {
+        return options().guestAddress();
+    }
+
+    /**
+     * @return roce4j's link address (what the guest's tools reach, and roce4j's tools bind to).
+     */
+    public String linkAddress()
+    {
+        return options().linkIp();
+    }
+
+    /**
      * @return the parsed ready line.
      */
     public abstract RxeReady ready();

@@ -91,20 +91,9 @@ final class TapPingpong
      * @param size     message size.
      * @param mtu      path MTU (-m) on both sides.
      * @param iters    iterations.
+     * @param faults   roce4j's {@code --faults} rules with their seed, or null for none.
      * @return the outcome, checked.
      * @throws IOException when the peer or a file cannot be used.
-     */
-    static Outcome roceAsClient(
-        final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
-        final int mtu, final int iters) throws IOException
-    {
-        return roceAsClient(peer, name, linkSpec, roceIp, size, mtu, iters, null);
-    }
-
-    /**
-     * As {@link #roceAsClient(RxePeer, String, String, String, int, int, int)}, with roce4j's link faulty.
-     *
-     * @param faults roce4j's {@code --faults} rules with their seed, or null for none.
      */
     static Outcome roceAsClient(
         final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
@@ -148,20 +137,9 @@ final class TapPingpong
      * @param size     message size.
      * @param mtu      path MTU (-m) on both sides.
      * @param iters    iterations.
+     * @param faults   roce4j's {@code --faults} rules with their seed, or null for none.
      * @return the outcome, checked.
      * @throws IOException when the peer or a file cannot be used.
-     */
-    static Outcome roceAsServer(
-        final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,
-        final int mtu, final int iters) throws IOException
-    {
-        return roceAsServer(peer, name, linkSpec, roceIp, size, mtu, iters, null);
-    }
-
-    /**
-     * As {@link #roceAsServer(RxePeer, String, String, String, int, int, int)}, with roce4j's link faulty.
-     *
-     * @param faults roce4j's {@code --faults} rules with their seed, or null for none.
      */
     static Outcome roceAsServer(
         final RxePeer peer, final String name, final String linkSpec, final String roceIp, final int size,

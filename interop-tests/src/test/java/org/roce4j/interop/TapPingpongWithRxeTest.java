@@ -60,7 +60,8 @@ class TapPingpongWithRxeTest
     void udpLink(final int size, final String role) throws IOException
     {
         final String address = peer.tapNetwork().hostAddress();
-        final TapPingpong.Outcome outcome = run("udp-" + size + "-" + role, "udp:" + address, address, size, role);
+        final TapPingpong.Outcome outcome = run("udp-" + size + "-" + role, "udp:" + address, address, size, role,
+            null);
         assertEquals(outcome.capture().framesToGuest(), outcome.capture().kernelHeaderToGuest(),
             "frames the kernel sent for the udp link without IPv4 ID 0 and DF: " + outcome.capture());
     }
@@ -69,78 +70,33 @@ class TapPingpongWithRxeTest
     @CsvSource({"4096, client", "65536, client", "4096, server", "65536, server"})
     void pcapLinkWithItsOwnMac(final int size, final String role) throws IOException
     {
-        final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP + ",mac=" +
-            Mac.toString(PCAP_MAC);
-        checkPcapRun(run("pcap-ownmac-" + size + "-" + role, spec, PCAP_IP, size, role), PCAP_MAC);
+        checkPcapRun(run("pcap-ownmac-" + size + "-" + role, pcapSpec(PCAP_IP), PCAP_IP, size, role, null), PCAP_MAC);
     }
 
-    @ParameterizedTest(name = "{0} link under the fault profile, 4096 B, roce4j as {1}")
-    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
-    void faultProfile(final String link, final String role) throws IOException
+    @ParameterizedTest(name = "{0} link over IPv{1} under the fault profile, 4096 B, roce4j as {2}")
+    @CsvSource({"udp, 4, client", "udp, 4, server", "pcap, 4, client", "pcap, 4, server",
+        "udp, 6, client", "udp, 6, server", "pcap, 6, client", "pcap, 6, server"})
+    void faultProfile(final String link, final int ipVersion, final String role) throws IOException
     {
-        final String address = "udp".equals(link) ? peer.tapNetwork().hostAddress() : PCAP_IP;
-        final String spec = "udp".equals(link) ? "udp:" + address : "pcap:" + peer.tapNetwork().tap() + ",ip=" +
-            PCAP_IP + ",mac=" + Mac.toString(PCAP_MAC);
-        peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
-        runFaultProfile("TapPingpongWithRxeTest-faults-" + link + "-" + role, spec, address, role);
-    }
-
-    /**
-     * RC pingpong 4 KiB x 1,000 under {@link InjectedFaults#PINGPONG_PROFILE}: every kind of fault injected, the
-     * capture's bad ICRCs exactly the frames roce4j corrupted on the way out (TapPingpong's check).
-     */
-    private void runFaultProfile(final String name, final String spec, final String address, final String role)
-        throws IOException
-    {
-        final String faults = InjectedFaults.PINGPONG_PROFILE + ";seed=" + FAULT_SEED;
-        assertEquals(PATH_MTU, peer.ready().activeMtu());
-        System.out.println("[tap-pingpong] " + name + ": --faults '" + faults + "'");
-        final TapPingpong.Outcome outcome = "client".equals(role) ?
-            TapPingpong.roceAsClient(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults) :
-            TapPingpong.roceAsServer(peer, name, spec, address, 4096, PATH_MTU, ITERATIONS, faults);
-        final FaultReport injected = InjectedFaults.parse(outcome.roceErrors());
-        InjectedFaults.assertEachKindOfTheProfileInjected(injected);
-        System.out.println("[tap-pingpong] " + name + ": injected " + injected + "; " + outcome.usecPerIter() +
-            " usec/iter, " + outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
-            outcome.rxeCounters());
-    }
-
-    @ParameterizedTest(name = "{0} link over IPv6 under the fault profile, 4096 B, roce4j as {1}")
-    @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
-    void faultProfileOverIpv6(final String link, final String role) throws IOException
-    {
-        peer.tapNetwork().enableIpv6(HOST_IPV6 + "/64");
-        peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
-        final Gid guest = Gid.parse(GUEST_IPV6);
-        peer.useGids(new GidChoice("IPv6 global", 1, GidChoice.guestGidIndex(peer, guest), "", guest));
-        try
+        final String tag = (6 == ipVersion ? "ipv6-faults-" : "faults-") + link + "-" + role;
+        onLink(link, ipVersion, (spec, address) ->
         {
-            final String address = "udp".equals(link) ? HOST_IPV6 : PCAP_IPV6;
-            final String spec = "udp".equals(link) ? "udp:[" + HOST_IPV6 + "]" : "pcap:" + peer.tapNetwork().tap() +
-                ",ip=" + PCAP_IPV6 + ",mac=" + Mac.toString(PCAP_MAC);
-            runFaultProfile("TapPingpongWithRxeTest-ipv6-faults-" + link + "-" + role, spec, address, role);
-        }
-        finally
-        {
-            peer.useGids(null);
-        }
+            final String faults = InjectedFaults.PINGPONG_PROFILE + ";seed=" + FAULT_SEED;
+            System.out.println("[tap-pingpong] " + tag + ": --faults '" + faults + "'");
+            final TapPingpong.Outcome outcome = run(tag, spec, address, 4096, role, faults);
+            final FaultReport injected = InjectedFaults.parse(outcome.roceErrors());
+            InjectedFaults.assertEachKindOfTheProfileInjected(injected);
+            System.out.println("[tap-pingpong] " + tag + ": injected " + injected);
+        });
     }
 
     @ParameterizedTest(name = "{0} link over IPv6, 4096 B, roce4j as {1}")
     @CsvSource({"udp, client", "udp, server", "pcap, client", "pcap, server"})
     void overIpv6(final String link, final String role) throws IOException
     {
-        peer.tapNetwork().enableIpv6(HOST_IPV6 + "/64");
-        peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
-        final Gid guest = Gid.parse(GUEST_IPV6);
-        // An IPv6 address alone: the link's GID 0 is its link-local GID, GID 1 the global address.
-        peer.useGids(new GidChoice("IPv6 global", 1, GidChoice.guestGidIndex(peer, guest), "", guest));
-        try
+        onLink(link, 6, (spec, address) ->
         {
-            final String address = "udp".equals(link) ? HOST_IPV6 : PCAP_IPV6;
-            final String spec = "udp".equals(link) ? "udp:[" + HOST_IPV6 + "]" : "pcap:" + peer.tapNetwork().tap() +
-                ",ip=" + PCAP_IPV6 + ",mac=" + Mac.toString(PCAP_MAC);
-            final TapPingpong.Outcome outcome = run("ipv6-" + link + "-4096-" + role, spec, address, 4096, role);
+            final TapPingpong.Outcome outcome = run("ipv6-" + link + "-4096-" + role, spec, address, 4096, role, null);
             assertTrue(outcome.capture().framesToGuest() > 0, outcome.capture().toString());
             if ("pcap".equals(link))
             {
@@ -151,6 +107,38 @@ class TapPingpongWithRxeTest
                 assertEquals(0, outcome.netns("Icmp6.OutDestUnreachs"), "the kernel answered with ICMPv6 errors: " +
                     outcome.netns());
             }
+        });
+    }
+
+    /** A case's body, given roce4j's {@code --link} and the address that link has. */
+    @FunctionalInterface
+    private interface OnLink
+    {
+        void run(String spec, String address) throws IOException;
+    }
+
+    /**
+     * Runs a case on the udp link (the namespace kernel's address) or the pcap link (its own address and MAC), over
+     * IPv4 or over IPv6 ({@code fd00:98::/64}: the guest's eth0 gets its global address for the case, and both sides
+     * use their GID of it).
+     */
+    private void onLink(final String link, final int ipVersion, final OnLink body) throws IOException
+    {
+        final boolean udp = "udp".equals(link);
+        if (4 == ipVersion)
+        {
+            final String address = udp ? peer.tapNetwork().hostAddress() : PCAP_IP;
+            body.run(udp ? "udp:" + address : pcapSpec(PCAP_IP), address);
+            return;
+        }
+        peer.tapNetwork().enableIpv6(HOST_IPV6 + "/64");
+        peer.runOk("ip -6 addr replace " + GUEST_IPV6 + "/64 dev eth0 nodad");
+        final Gid guest = Gid.parse(GUEST_IPV6);
+        // An IPv6 address alone: the link's GID 0 is its link-local GID, GID 1 the global address.
+        peer.useGids(new GidChoice("IPv6 global", 1, GidChoice.guestGidIndex(peer, guest), "", guest));
+        try
+        {
+            body.run(udp ? "udp:[" + HOST_IPV6 + "]" : pcapSpec(PCAP_IPV6), udp ? HOST_IPV6 : PCAP_IPV6);
         }
         finally
         {
@@ -158,24 +146,34 @@ class TapPingpongWithRxeTest
         }
     }
 
+    /** The pcap link on the tap with its own address and MAC. */
+    private String pcapSpec(final String address)
+    {
+        return "pcap:" + peer.tapNetwork().tap() + ",ip=" + address + ",mac=" + Mac.toString(PCAP_MAC);
+    }
+
     @Test
     void pcapLinkOnTheTapsMac() throws IOException
     {
         final String spec = "pcap:" + peer.tapNetwork().tap() + ",ip=" + PCAP_IP;
-        checkPcapRun(run("pcap-tapmac-4096-client", spec, PCAP_IP, 4096, "client"), peer.tapNetwork().tapMac());
+        checkPcapRun(run("pcap-tapmac-4096-client", spec, PCAP_IP, 4096, "client", null),
+            peer.tapNetwork().tapMac());
     }
 
-    private TapPingpong.Outcome run(
-        final String tag, final String spec, final String roceIp, final int size, final String role)
-        throws IOException
+    /**
+     * One run of 1,000 iterations; the guest learns the pcap link's MAC afresh (from its ARP request or reply).
+     *
+     * @param faults roce4j's {@code --faults} with their seed, or null for none.
+     */
+    private TapPingpong.Outcome run(final String tag, final String spec, final String roceIp, final int size,
+        final String role, final String faults) throws IOException
     {
         assertEquals(PATH_MTU, peer.ready().activeMtu());
-        // The guest learns the pcap link's MAC afresh in each test (from its ARP request or reply).
         peer.runOk("ip neigh flush dev eth0 to " + PCAP_IP);
         final String name = "TapPingpongWithRxeTest-" + tag;
         final TapPingpong.Outcome outcome = "client".equals(role) ?
-            TapPingpong.roceAsClient(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS) :
-            TapPingpong.roceAsServer(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS);
+            TapPingpong.roceAsClient(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS, faults) :
+            TapPingpong.roceAsServer(peer, name, spec, roceIp, size, PATH_MTU, ITERATIONS, faults);
         System.out.println("[tap-pingpong] " + name + ": " + outcome.usecPerIter() + " usec/iter, " +
             outcome.elapsedMs() + " ms in all; " + outcome.capture() + "; rxe counters moved: " +
             outcome.rxeCounters() + "; namespace counters moved: " + outcome.netns());

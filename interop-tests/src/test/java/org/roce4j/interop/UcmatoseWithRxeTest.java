@@ -47,13 +47,13 @@ class UcmatoseWithRxeTest
     void roceUcmatoseClientAgainstUcmatoseServer(final int connections, final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test) + "-" + connections;
+        final String name = CaseName.of(test) + "-" + connections;
         final int port = 7471 + connections;
         peer.kill("ucs");
-        peer.start("ucs", "ucmatose -b " + guest() + " -p " + port + " -c " + connections + " 2>&1");
+        peer.start("ucs", "ucmatose -b " + peer.guestAddress() + " -p " + port + " -c " + connections + " 2>&1");
         GuestCmTools.awaitListening(peer, port, "ucs");
 
-        final RoceRun roce = RoceRun.run("ucmatose", "-s", guest(), "-p", Integer.toString(port), "-c",
+        final RoceRun roce = RoceRun.run("ucmatose", "-s", peer.guestAddress(), "-p", Integer.toString(port), "-c",
             Integer.toString(connections), "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         final int rxeExit = peer.waitFor("ucs", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeLog = peer.log("ucs");
@@ -76,14 +76,14 @@ class UcmatoseWithRxeTest
     void ucmatoseClientAgainstRoceUcmatoseServer(final int connections, final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test) + "-" + connections;
+        final String name = CaseName.of(test) + "-" + connections;
         final int port = 7571 + connections;
         peer.kill("ucc");
         final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, "cmatose: starting server", "ucmatose",
-            "-b", link(), "-p", Integer.toString(port), "-c", Integer.toString(connections),
+            "-b", peer.linkAddress(), "-p", Integer.toString(port), "-c", Integer.toString(connections),
             "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         // Should ucmatose still be rejected (REJ 8) or not hear an ARP answer yet, it tries again, as a user would.
-        peer.start("ucc", "i=0; while [ $i -lt 100 ]; do ucmatose -s " + link() + " -p " + port + " -c " +
+        peer.start("ucc", "i=0; while [ $i -lt 100 ]; do ucmatose -s " + peer.linkAddress() + " -p " + port + " -c " +
             connections + " >/tmp/ucc.out 2>&1; rc=$?; cat /tmp/ucc.out; grep -qE " +
             "'REJECTED|UNREACHABLE|ADDR_ERROR|ROUTE_ERROR' /tmp/ucc.out || exit $rc; i=$((i+1)); usleep 100000; " +
             "done; exit 1");
@@ -111,14 +111,14 @@ class UcmatoseWithRxeTest
     void roceRdmaClientAgainstRdmaServer(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final int port = 7671;
         peer.kill("rds");
-        peer.start("rds", "rdma_server -s " + guest() + " -p " + port + " 2>&1");
+        peer.start("rds", "rdma_server -s " + peer.guestAddress() + " -p " + port + " 2>&1");
         GuestCmTools.awaitListening(peer, port, "rds");
 
-        final RoceRun roce = RoceRun.run("rdma_client", "-s", guest(), "-p", Integer.toString(port), "--link",
-            peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
+        final RoceRun roce = RoceRun.run("rdma_client", "-s", peer.guestAddress(), "-p", Integer.toString(port),
+            "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         final int rxeExit = peer.waitFor("rds", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeLog = peer.log("rds");
         final String context = context(name, roce, rxeLog);
@@ -138,14 +138,14 @@ class UcmatoseWithRxeTest
     void rdmaClientAgainstRoceRdmaServer(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final int port = 7672;
         peer.kill("rdc");
         final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, "rdma_server: start", "rdma_server",
-            "-s", link(), "-p", Integer.toString(port), "--link", peer.tunnelSpec(name, 0, 0), "--timeout",
+            "-s", peer.linkAddress(), "-p", Integer.toString(port), "--link", peer.tunnelSpec(name, 0, 0), "--timeout",
             SILENCE_TIMEOUT_MS);
         // Should rdma_connect still fail (REJ 8: "Connection refused"), rdma_client tries again.
-        peer.start("rdc", "i=0; while [ $i -lt 100 ]; do rdma_client -s " + link() + " -p " + port +
+        peer.start("rdc", "i=0; while [ $i -lt 100 ]; do rdma_client -s " + peer.linkAddress() + " -p " + port +
             " >/tmp/rdc.out 2>&1; rc=$?; cat /tmp/rdc.out; grep -q 'rdma_connect' /tmp/rdc.out || exit $rc; " +
             "i=$((i+1)); usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("rdc", peer.caseTimeLeft(), roce::isDone, GRACE);
@@ -172,21 +172,6 @@ class UcmatoseWithRxeTest
     private static void assertNoFailedCall(final RoceRun roce, final String context)
     {
         assertTrue(roce.err().lines().noneMatch(l -> l.startsWith("rdma_") || l.contains("error status")), context);
-    }
-
-    private String guest()
-    {
-        return peer.options().guestAddress();
-    }
-
-    private String link()
-    {
-        return peer.options().linkIp();
-    }
-
-    private String name(final TestInfo test)
-    {
-        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
     }
 
     private static String context(final String name, final RoceRun roce, final String rxeLog)

@@ -49,12 +49,12 @@ class UdaddyWithRxeTest
     void roceUdaddyClientAgainstUdaddyServer(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         peer.kill("uds");
-        peer.start("uds", "udaddy -b " + guest() + " 2>&1");
+        peer.start("uds", "udaddy -b " + peer.guestAddress() + " 2>&1");
         awaitListening();
 
-        final RoceRun roce = RoceRun.run("udaddy", "-s", guest(), "--link", peer.tunnelSpec(name, 0, 0),
+        final RoceRun roce = RoceRun.run("udaddy", "-s", peer.guestAddress(), "--link", peer.tunnelSpec(name, 0, 0),
             "--timeout", SILENCE_TIMEOUT_MS);
         final int rxeExit = peer.waitFor("uds", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeLog = peer.log("uds");
@@ -64,7 +64,7 @@ class UdaddyWithRxeTest
         assertEquals(CLIENT_LINES, roce.out().lines().toList(), context);
         assertEquals(0, rxeExit, "udaddy (server) failed\n" + context);
         GuestCmTools.assertInOrder(SERVER_LINES, rxeLog, context);
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertEquals(1, cm.get(CmAttribute.SERVICE_ID_RES_REQ), "one SIDR_REQ (no retransmission)\n" + cm);
         assertEquals(1, cm.get(CmAttribute.SERVICE_ID_RES_REQ_RESP), cm.toString());
         report(name, start, cm);
@@ -74,15 +74,15 @@ class UdaddyWithRxeTest
     void udaddyClientAgainstRoceUdaddyServer(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final CompletableFuture<RoceRun> roce = CompletableFuture.supplyAsync(() -> RoceRun.run("udaddy",
-            "-b", link(), "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
+            "-b", peer.linkAddress(), "--link", peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS));
         peer.kill("udc");
         // roce udaddy may not listen yet: udaddy then hears IB_SIDR_UNSUPPORTED (UNREACHABLE, error 1) or no
         // answer; try again, as a user would.
-        peer.start("udc", "i=0; while [ $i -lt 100 ]; do udaddy -s " + link() + " >/tmp/udc.out 2>&1; rc=$?; " +
-            "cat /tmp/udc.out; grep -qE 'UNREACHABLE|ADDR_ERROR' /tmp/udc.out || exit $rc; i=$((i+1)); " +
-            "usleep 100000; done; exit 1");
+        peer.start("udc", "i=0; while [ $i -lt 100 ]; do udaddy -s " + peer.linkAddress() +
+            " >/tmp/udc.out 2>&1; rc=$?; cat /tmp/udc.out; grep -qE 'UNREACHABLE|ADDR_ERROR' /tmp/udc.out || " +
+            "exit $rc; i=$((i+1)); usleep 100000; done; exit 1");
         final int rxeExit = peer.waitFor("udc", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("udc");
         final RoceRun result = GuestCmTools.join(peer, roce, "roce udaddy", rxeLog);
@@ -94,7 +94,7 @@ class UdaddyWithRxeTest
         // The last try's lines (earlier tries may have ended UNREACHABLE while roce4j did not listen yet).
         final int lastTry = Math.max(0, rxeLog.lastIndexOf("udaddy: starting client"));
         GuestCmTools.assertInOrder(CLIENT_LINES, rxeLog.substring(lastTry), context);
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertTrue(cm.get(CmAttribute.SERVICE_ID_RES_REQ_RESP) >= 1, cm.toString());
         report(name, start, cm);
     }
@@ -103,14 +103,14 @@ class UdaddyWithRxeTest
     void aSidrReqForAPortNobodyListensOnInRxeGetsIbSidrUnsupported(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         peer.kill("uds");
-        final RoceRun roce = RoceRun.run("udaddy", "-s", guest(), "-C", "1", "--link", peer.tunnelSpec(name, 0, 0),
-            "--timeout", SILENCE_TIMEOUT_MS);
+        final RoceRun roce = RoceRun.run("udaddy", "-s", peer.guestAddress(), "-C", "1", "--link",
+            peer.tunnelSpec(name, 0, 0), "--timeout", SILENCE_TIMEOUT_MS);
         final String context = context(name, roce, "");
         assertEquals(1, roce.exitCode(), "udaddy's status: the event's, IB_SIDR_UNSUPPORTED\n" + context);
         assertTrue(roce.out().contains("udaddy: event: RDMA_CM_EVENT_UNREACHABLE, error: 1"), context);
-        final Map<CmAttribute, Integer> cm = verifyPcap(name, context);
+        final Map<CmAttribute, Integer> cm = CmCaptures.verify(name, context);
         assertEquals(1, cm.get(CmAttribute.SERVICE_ID_RES_REQ_RESP), cm.toString());
         final byte[] rep = sidrRep(name);
         assertEquals(CmSidrRepMessage.STATUS_UNSUPPORTED,
@@ -119,21 +119,6 @@ class UdaddyWithRxeTest
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
-
-    private String guest()
-    {
-        return peer.options().guestAddress();
-    }
-
-    private String link()
-    {
-        return peer.options().linkIp();
-    }
-
-    private String name(final TestInfo test)
-    {
-        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
-    }
 
     /** Wait until udaddy in the guest has its rdma_cm id in LISTEN on 7174. */
     private void awaitListening() throws IOException
@@ -168,11 +153,6 @@ class UdaddyWithRxeTest
             }
         }
         throw new AssertionError("no SIDR_REP in " + name + ".pcap");
-    }
-
-    private static Map<CmAttribute, Integer> verifyPcap(final String name, final String context) throws IOException
-    {
-        return CmCaptures.verify(name, context);
     }
 
     private static void report(final String name, final long startNs, final Map<CmAttribute, Integer> cm)

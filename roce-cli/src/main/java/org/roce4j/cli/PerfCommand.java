@@ -169,7 +169,7 @@ public final class PerfCommand implements Callable<Integer>
     private boolean reportGbits;
 
     @Option(names = {"-R", "--rdma_cm"}, description = "connect the QPs with rdma_cm and run the exchange over " +
-        "an rdma_cm connection on the -p port, as perftest's -R (RC only)")
+        "an rdma_cm connection on the -p port, as perftest's -R (RC; UD by SIDR in rdma_cm's UDP port space)")
     private boolean rdmaCm;
 
     @Mixin

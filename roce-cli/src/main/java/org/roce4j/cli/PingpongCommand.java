@@ -16,10 +16,12 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.roce4j.cli.pingpong.Pingpong;
 import org.roce4j.cli.pingpong.PingpongSettings;
+import org.roce4j.cli.pingpong.QuietLinger;
 import org.roce4j.cli.pingpong.SrqPingpong;
 import org.roce4j.ib.Mtu;
 import org.roce4j.ib.QpType;
 import org.roce4j.transport.link.Link;
+import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.memory.MemoryFabric;
 import org.roce4j.verbs.DeviceOptions;
 import org.roce4j.verbs.ProgressGroup;
@@ -134,11 +136,15 @@ public final class PingpongCommand implements Callable<Integer>
         "(default 30000)")
     private long timeoutMs = 30_000;
 
-    @Option(names = "--linger", paramLabel = "ms", description = "after the last iteration, keep the QPs up this " +
-        "long before closing, so that a peer whose last ACK was lost gets it again when it retransmits (the C tools " +
-        "have no closing handshake; rxe retries a retry_cnt of 7 forever). 0 closes at once, as they do " +
-        "(default: ${DEFAULT-VALUE})")
-    private long lingerMs = 500;
+    @Option(names = "--linger", paramLabel = "ms", description = "after the last iteration, keep the QPs up while " +
+        "the peer still sends, at most this long, so that a peer whose last ACK was lost gets it again when it " +
+        "retransmits (the C tools have no closing handshake; rxe retries a retry_cnt of 7 forever). 0 closes at " +
+        "once, as they do (default: ${DEFAULT-VALUE})")
+    private long lingerMs = 10_000;
+
+    @Option(names = "--quiet", paramLabel = "ms", description = "while lingering, close once the peer has sent " +
+        "nothing for this long (default: ${DEFAULT-VALUE})")
+    private long quietMs = 1_000;
 
     /**
      * @return the exit code.
@@ -154,6 +160,10 @@ public final class PingpongCommand implements Callable<Integer>
             {
                 throw new IllegalArgumentException("--linger " + lingerMs + ": a time is at least 0");
             }
+            if (quietMs < 0)
+            {
+                throw new IllegalArgumentException("--quiet " + quietMs + ": a time is at least 0");
+            }
             link.check();
             if (link.isMemory())
             {
@@ -168,7 +178,7 @@ public final class PingpongCommand implements Callable<Integer>
                     try
                     {
                         side(device, settings, out, null);
-                        linger();
+                        linger(device);
                     }
                     finally
                     {
@@ -184,7 +194,7 @@ public final class PingpongCommand implements Callable<Integer>
                 try
                 {
                     side(device, settings, out, listener);
-                    linger();
+                    linger(device);
                 }
                 finally
                 {
@@ -208,19 +218,18 @@ public final class PingpongCommand implements Callable<Integer>
 
 
     /**
-     * Keep the device, and so its QPs, up for --linger after a successful run: its engine thread goes on answering,
-     * so a retransmission of a message whose ACK was lost is re-ACKed as a duplicate (IBA 9.7.5.1.3) instead of
-     * falling on a closed device. Seen with ibv_srq_pingpong -q 16 -s 65536 against rxe: the emulated NIC dropped
-     * one of roce4j's last ACKs, roce4j closed, and rxe retransmitted for ever (completer_retry_err growing by 50 a
-     * second) while the tool waited for that send's completion.
+     * Keep the device, and so its QPs, up after a successful run while the peer still sends (until it has been quiet
+     * for --quiet, at most --linger; {@link QuietLinger}): its engine thread goes on answering, so a retransmission of
+     * a message whose ACK was lost is re-ACKed as a duplicate (IBA 9.7.5.1.3) instead of falling on a closed device.
+     * Seen with ibv_srq_pingpong -q 16 -s 65536 against rxe: the emulated NIC dropped one of roce4j's last ACKs,
+     * roce4j closed, and rxe retransmitted for ever (completer_retry_err growing by 50 a second) while the tool
+     * waited for that send's completion; a fixed 500 ms linger did not cover a loaded machine.
      */
-    private void linger()
+    private void linger(final RdmaDevice device)
     {
-        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lingerMs);
-        for (long leftNs = deadlineNs - System.nanoTime(); leftNs > 0; leftNs = deadlineNs - System.nanoTime())
-        {
-            LockSupport.parkNanos(leftNs);
-        }
+        new QuietLinger(System::nanoTime, () -> device.counters().get(LinkCounter.FRAMES_RECEIVED),
+            LockSupport::parkNanos).await(TimeUnit.MILLISECONDS.toNanos(quietMs),
+            TimeUnit.MILLISECONDS.toNanos(lingerMs));
     }
 
     /**
@@ -242,9 +251,18 @@ public final class PingpongCommand implements Callable<Integer>
     /**
      * A network link's engine runs on its own agent thread ({@link CcOptions#dedicatedDevice}).
      */
+    /**
+     * A DEDICATED device with --cc's congestion control, whose QPs take retry_cnt 7 as "retry forever" as rxe does
+     * (rxe_comp.c: retry_cnt 7 is never decremented; the pingpongs ask for 7): a peer that stalls for longer than 8
+     * local ACK timeouts (8 x 67 ms; an emulated rxe guest on a loaded host stalls for a second) is waited for, as its
+     * own tool on rxe waits for us, instead of failing the run with RETRY_EXC_ERR and leaving that peer retransmitting
+     * to a closed device. A peer that is gone is still noticed: --timeout ends a run without completions.
+     */
     private DeviceOptions deviceOptions()
     {
-        return cc.dedicatedDevice(spin);
+        final DeviceOptions options = cc.dedicatedDevice(spin);
+        options.engineConfig().retryCountSevenForever(true);
+        return options;
     }
 
     private PingpongSettings settings()

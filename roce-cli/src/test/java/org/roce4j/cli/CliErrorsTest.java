@@ -7,6 +7,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,13 +23,14 @@ class CliErrorsTest
 {
     private static final String NO_SUCH_HOST = "nosuchhost.invalid";
 
-    @Test
-    void aNegativeLingerIsRefusedBeforeAnythingRuns()
+    @ParameterizedTest(name = "{0} -1")
+    @ValueSource(strings = {"--linger", "--quiet"})
+    void aNegativeLingerOrQuietTimeIsRefusedBeforeAnythingRuns(final String option)
     {
-        final Cli.Result pingpong = Cli.run("pingpong", "--linger", "-1", "--link", "udp:127.0.0.1", "-g", "1",
+        final Cli.Result pingpong = Cli.run("pingpong", option, "-1", "--link", "udp:127.0.0.1", "-g", "1",
             "127.0.0.1");
         assertEquals(PingpongCommand.EXIT_FAILURE, pingpong.exitCode());
-        assertEquals("roce pingpong: --linger -1: a time is at least 0", pingpong.err().strip());
+        assertEquals("roce pingpong: " + option + " -1: a time is at least 0", pingpong.err().strip());
         assertEquals("", pingpong.out());
     }
 

@@ -17,11 +17,14 @@ import org.roce4j.cm.rdmacm.RdmaCmEvent;
 import org.roce4j.cm.rdmacm.RdmaCmEventType;
 import org.roce4j.cm.rdmacm.RdmaCmException;
 import org.roce4j.cm.rdmacm.RdmaCmId;
+import org.roce4j.ib.QpType;
 import org.roce4j.verbs.QueuePair;
+import org.roce4j.wire.mad.RdmaCmServiceId;
 
 /**
  * perftest's -R (perftest_communication.c): the test's QPs connected by rdma_cm, one connection per QP to the
- * server's port, between two handshakes over the session's rdma_cm channel.
+ * server's port, between two handshakes over the session's rdma_cm channel; RC in rdma_cm's TCP port space, UD by
+ * SIDR in its UDP port space ({@link PerfRdmaCmUd}).
  */
 final class PerfRdmaCm
 {
@@ -44,6 +47,9 @@ final class PerfRdmaCm
     {
         final PerftestRdmaCmChannel channel = (PerftestRdmaCmChannel)session.channel();
         final PerftestDest zero = new PerftestDest(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        final boolean ud = QpType.UD == r.connection;
+        // UD: SIDR in rdma_cm's UDP port space, on a listener of its own beside the exchange's (PerfRdmaCmUd).
+        final RdmaCmId udListener = ud && !r.client ? PerfRdmaCmUd.listen(channel, r.qps) : null;
         session.handShake(zero);
         final RdmaCm cm = channel.cm();
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(r.timeoutMs);
@@ -62,21 +68,37 @@ final class PerfRdmaCm
                 final InetSocketAddress server = channel.remoteAddress();
                 for (int i = 0; i < r.qps; i++)
                 {
-                    ids.add(connectWithRetries(cm, server, res.qps[i], param, timeoutNs, r, err));
+                    final RdmaCmEvent established = connectWithRetries(cm, server, res.qps[i], param, timeoutNs, r,
+                        err);
+                    ids.add(established.id());
+                    if (ud)
+                    {
+                        PerfRdmaCmUd.established(res, i, established, r, timeoutNs);
+                    }
                 }
             }
             else
             {
                 for (int i = 0; i < r.qps; i++)
                 {
-                    final RdmaCmEvent request = cm.expect(channel.listener(), RdmaCmEventType.CONNECT_REQUEST,
-                        timeoutNs);
+                    final RdmaCmEvent request = cm.expect(ud ? udListener : channel.listener(),
+                        RdmaCmEventType.CONNECT_REQUEST, timeoutNs);
                     final RdmaCmId child = request.id();
                     ids.add(child);
                     child.attachQp(res.qps[i]);
+                    final boolean awaitAddress = ud && PerfRdmaCmUd.serverSends(r);
+                    if (awaitAddress)
+                    {
+                        PerfRdmaCmUd.postAddressReceive(res, i);
+                    }
                     child.accept(param);
+                    if (awaitAddress)
+                    {
+                        PerfRdmaCmUd.awaitClientAddress(res, i, timeoutNs);
+                    }
                 }
-                for (final RdmaCmId child : ids)
+                // UD: the SIDR_REP ends the exchange, no RTU and no ESTABLISHED on this side.
+                for (final RdmaCmId child : ud ? List.<RdmaCmId>of() : ids)
                 {
                     cm.expect(child, RdmaCmEventType.ESTABLISHED, timeoutNs);
                 }
@@ -89,6 +111,10 @@ final class PerfRdmaCm
         finally
         {
             channel.adoptDataConnections(ids);
+            if (null != udListener)
+            {
+                udListener.destroy();
+            }
         }
         session.handShake(zero);
     }
@@ -98,8 +124,9 @@ final class PerfRdmaCm
      * only after the first handshake, so the first request may find nobody listening). Each failed attempt is
      * reported on stderr, as perftest reports each failed rdma_client_connect, so a retry is never silent.
      */
-    private static RdmaCmId connectWithRetries(final RdmaCm cm, final InetSocketAddress server, final QueuePair qp,
-        final ConnParam param, final long timeoutNs, final PerfSettings.Resolved r, final PrintWriter err)
+    private static RdmaCmEvent connectWithRetries(final RdmaCm cm, final InetSocketAddress server,
+        final QueuePair qp, final ConnParam param, final long timeoutNs, final PerfSettings.Resolved r,
+        final PrintWriter err)
     {
         RdmaCmException last = null;
         for (int attempt = 0; attempt < CM_CONNECT_ATTEMPTS; attempt++)
@@ -108,7 +135,8 @@ final class PerfRdmaCm
             {
                 LockSupport.parkNanos(CM_RETRY_PAUSE_NS);
             }
-            final RdmaCmId id = cm.createId();
+            final RdmaCmId id = cm.createId(QpType.UD == r.connection ? RdmaCmServiceId.PS_UDP :
+                RdmaCmServiceId.PS_TCP);
             if (r.trafficClass >= 0)
             {
                 // perftest -R --tclass: rdma_set_option(RDMA_OPTION_ID_TOS) on the test's identifiers.
@@ -119,8 +147,7 @@ final class PerfRdmaCm
                 PerftestRdmaCmChannel.resetForRetry(qp);
                 id.attachQp(qp);
                 id.connect(server, param);
-                cm.expect(id, RdmaCmEventType.ESTABLISHED, timeoutNs);
-                return id;
+                return cm.expect(id, RdmaCmEventType.ESTABLISHED, timeoutNs);
             }
             catch (final RdmaCmException ex)
             {

@@ -109,11 +109,6 @@ final class PerfResolution
         {
             throw new IllegalArgumentException(" UC is not supported in librdmacm");
         }
-        if (s.rdmaCm && QpType.UD == s.connection)
-        {
-            throw new IllegalArgumentException(" -R with UD (rdma_cm's RDMA_PS_UDP, SIDR) is not supported by " +
-                "roce4j's rdma_cm, which connects RC only");
-        }
         if (-1 != s.size && (s.size < 1 || s.size > 0xFFFF_FFFFL / 2))
         {
             throw new IllegalArgumentException(" Message Size should be between 1 and " + 0xFFFF_FFFFL / 2);

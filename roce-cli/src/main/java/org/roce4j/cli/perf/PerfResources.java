@@ -42,6 +42,9 @@ final class PerfResources
     final MemoryRegion[] mrs;
     final QpSetup[] setups;
     final AddressHandle[] ahs;
+    /** UD: each QP's peer QPN and Q_Key as rdma_cm gave them with -R (cma_node remote_qpn, remote_qkey). */
+    private final int[] udRemoteQpns;
+    private final int[] udRemoteQkeys;
     final PerftestDest[] local;
     final long buffSize;
     final int gidIndex;
@@ -67,6 +70,8 @@ final class PerfResources
         mrs = new MemoryRegion[r.qps];
         setups = new QpSetup[r.qps];
         ahs = new AddressHandle[r.qps];
+        udRemoteQpns = new int[r.qps];
+        udRemoteQkeys = new int[r.qps];
         local = new PerftestDest[r.qps];
         final Gid gid = device.queryGid(gidIndex);
         final int access = AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE | AccessFlags.REMOTE_READ |
@@ -114,6 +119,42 @@ final class PerfResources
                     .trafficClass(Math.max(0, r.trafficClass)));
             }
         }
+    }
+
+    /**
+     * -R with UD: the peer of QP {@code i} as rdma_cm resolved it (rdma_cm_establish_ud_connection: the SIDR_REP's
+     * address vector, QPN and Q_Key; rdma_cm_initialize_ud_connection_parameters: the address of the peer's first
+     * SEND, the QPN it carried as immediate data and this side's own Q_Key).
+     *
+     * @param i    QP index.
+     * @param ah   the address handle to the peer.
+     * @param qpn  the peer's QPN.
+     * @param qkey the Q_Key to send with.
+     */
+    void udPeer(final int i, final AddressHandle ah, final int qpn, final int qkey)
+    {
+        ahs[i] = ah;
+        udRemoteQpns[i] = qpn;
+        udRemoteQkeys[i] = qkey;
+    }
+
+    /**
+     * @param i      QP index.
+     * @param remote the peer's record of QP {@code i}.
+     * @return the QPN a UD SEND of QP {@code i} goes to: rdma_cm's with -R, else the record's.
+     */
+    int udRemoteQpn(final int i, final PerftestDest remote)
+    {
+        return r.rdmaCm ? udRemoteQpns[i] : remote.qpn();
+    }
+
+    /**
+     * @param i QP index.
+     * @return the Q_Key a UD SEND of QP {@code i} carries: rdma_cm's (RDMA_UDP_QKEY) with -R, else perftest's DEF_QKEY.
+     */
+    int udRemoteQkey(final int i)
+    {
+        return r.rdmaCm ? udRemoteQkeys[i] : QpSetup.DEFAULT_QKEY;
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.Locale;
 
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.IdleStrategy;
-import org.roce4j.cm.QpSetup;
 import org.roce4j.cm.perftest.PerftestDest;
 import org.roce4j.cm.perftest.PerftestReport;
 import org.roce4j.ib.QpType;
@@ -86,7 +85,7 @@ final class PerfTraffic
                     wr.opcode(WrOpcode.SEND);
                     if (QpType.UD == r.connection)
                     {
-                        wr.ud(res.ahs[i], remote[i].qpn(), QpSetup.DEFAULT_QKEY);
+                        wr.ud(res.ahs[i], res.udRemoteQpn(i, remote[i]), res.udRemoteQkey(i));
                     }
                     break;
                 case WRITE:

@@ -223,7 +223,8 @@ public final class PerftestRdmaCmChannel implements PerftestChannel
 
     /**
      * Take over the test's own rdma_cm connections: {@link #close} ends them first, as perftest's destroy_ctx does
-     * (rdma_cm_disconnect_nodes: the client disconnects each and waits for DISCONNECTED; the server disconnects).
+     * (rdma_cm_disconnect_nodes: the client disconnects each and waits for DISCONNECTED; the server disconnects; UD
+     * identifiers are only destroyed).
      *
      * @param ids the test's identifiers.
      */
@@ -307,7 +308,8 @@ public final class PerftestRdmaCmChannel implements PerftestChannel
         final List<RdmaCmId> waiting = new ArrayList<>();
         for (final RdmaCmId dataId : dataIds)
         {
-            if (RdmaCmId.State.ESTABLISHED == dataId.state())
+            // UD: rdma_cm_disconnect_nodes returns at once (a SIDR exchange leaves nothing to end but the identifier).
+            if (RdmaCmId.State.ESTABLISHED == dataId.state() && !dataId.isUd())
             {
                 try
                 {

@@ -184,9 +184,11 @@ public final class RdmaCmId
 
     /**
      * Use a QP created elsewhere for this connection (rping -q, perftest: ibv_create_qp, then the CM drives it).
-     * A QP in RESET is moved to INIT as {@link #createQp} does; one already in INIT is taken as it is.
+     * A QP in RESET is brought up as {@link #createQp} does (RC to INIT; UD, on an RDMA_PS_UDP identifier, to RTS
+     * with RDMA_UDP_QKEY); an RC QP already in INIT is taken as it is.
      *
-     * @param existing an RC QP of this RdmaCm's device, in RESET or INIT.
+     * @param existing a QP of this RdmaCm's device of the identifier's type (RC, or UD for RDMA_PS_UDP), in RESET
+     *                 (or INIT for RC).
      * @return this.
      * @throws IllegalArgumentException for another device, QP type or state.
      * @throws IllegalStateException    when the identifier already has a QP or is a listener.

@@ -82,16 +82,18 @@ final class RdmaCmQp
             throw new IllegalArgumentException("QP " + existing.qpNum() + " belongs to device " +
                 existing.pd().device().name() + ", not to this RdmaCm's " + id.cm().device().name());
         }
-        if (QpType.RC != existing.type() || id.isUd())
+        // As rdma_create_qp: an RDMA_PS_UDP identifier takes a UD QP, an RDMA_PS_TCP one an RC QP.
+        final QpType expected = id.isUd() ? QpType.UD : QpType.RC;
+        if (expected != existing.type())
         {
-            throw new IllegalArgumentException("rdma_cm connections here are RC; QP " + existing.qpNum() + " is " +
-                existing.type());
+            throw new IllegalArgumentException("an identifier of rdma_cm's " + (id.isUd() ? "UDP" : "TCP") +
+                " port space takes a " + expected + " QP; QP " + existing.qpNum() + " is " + existing.type());
         }
     }
 
     /**
-     * Take a QP created elsewhere: one in RESET is moved to INIT as {@link #create} does, one in INIT is taken as it
-     * is.
+     * Take a QP created elsewhere: one in RESET is brought up as {@link #create} does (an RC QP to INIT, a UD QP to
+     * RTS with RDMA_UDP_QKEY), an RC QP in INIT is taken as it is.
      *
      * @throws IllegalArgumentException for any other state.
      */
@@ -100,7 +102,19 @@ final class RdmaCmQp
         final QpState current = existing.state();
         if (QpState.RESET == current)
         {
-            toInit(existing);
+            if (QpType.UD == existing.type())
+            {
+                RdmaCmUd.bringUp(existing);
+            }
+            else
+            {
+                toInit(existing);
+            }
+        }
+        else if (QpType.UD == existing.type())
+        {
+            throw new IllegalArgumentException("UD QP " + existing.qpNum() + " is in " + current + "; the CM " +
+                "takes a UD QP in RESET and brings it up with RDMA_UDP_QKEY itself");
         }
         else if (QpState.INIT != current)
         {

@@ -20,6 +20,7 @@ import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.QpInitAttributes;
+import org.roce4j.verbs.QueuePair;
 import org.roce4j.verbs.RecvWorkRequest;
 import org.roce4j.verbs.SendWorkRequest;
 import org.roce4j.wire.addr.Gid;
@@ -212,6 +213,33 @@ class RdmaCmUdTest
         {
             lonely.close();
         }
+    }
+
+    @Test
+    void aUdQpCreatedElsewhereIsBroughtUpWhenAttachedAndResolvedBySidr()
+    {
+        // perftest -R -c UD: ibv_create_qp, then rdma_cm drives the QP (as rdma_create_qp would have).
+        final RdmaCmId listener = listenUdpB();
+        final QueuePair own = fx.pdA.createQp(udInit(fx.cqA));
+        final RdmaCmId active = fx.cmA.createId(RdmaCmServiceId.PS_UDP).attachQp(own);
+        assertSame(own, active.qp());
+        final QpAttributes qa = own.query(new QpAttributes(), QpAttrMask.ALL);
+        assertEquals(QpState.RTS, qa.qpState, "brought up as ucma_init_ud_qp does");
+        assertEquals(UdParam.RDMA_UDP_QKEY, qa.qkey);
+        active.connect(CmFabric.address(ADDRESS_B, PORT), new ConnParam());
+        final RdmaCmEvent request = fx.cmB.expect(listener, RdmaCmEventType.CONNECT_REQUEST, WAIT_NS);
+        final QueuePair passiveQp = fx.pdB.createQp(udInit(fx.cqB));
+        request.id().attachQp(passiveQp).accept(null);
+        final RdmaCmEvent established = fx.cmA.expect(active, RdmaCmEventType.ESTABLISHED, WAIT_NS);
+        assertEquals(passiveQp.qpNum(), established.ud().qpNum());
+
+        final QueuePair rc = fx.pdA.createQp(CmFabric.init(fx.cqA).qpType(QpType.RC));
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId(RdmaCmServiceId.PS_UDP).attachQp(rc),
+            "an RC QP on a UDP identifier");
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId().attachQp(
+            fx.pdA.createQp(udInit(fx.cqA))), "a UD QP on a TCP identifier");
+        assertThrows(IllegalArgumentException.class, () -> fx.cmA.createId(RdmaCmServiceId.PS_UDP).attachQp(own),
+            "a UD QP already in RTS");
     }
 
     @Test
