@@ -38,6 +38,8 @@ class MckeyWithRxeTest
     private static final Duration GRACE = Duration.ofSeconds(15);
     /** roce mckey's wait for its messages. */
     private static final String TIMEOUT_MS = "30000";
+    /** Its wait where the guest's sender is known to lose sends (see {@link #guestSenderSendsAll}). */
+    private static final String SHORT_TIMEOUT_MS = "5000";
     /** The join line both mckeys print (mckey.c join_handler: inet_ntop of the MGID, RoCE has no LID). */
     private static final String JOINED = "mckey: joined dgid: ::ffff:" + GROUP;
 
@@ -47,25 +49,48 @@ class MckeyWithRxeTest
     void mckeySenderInTheGuestToRoceMckeyReceiver(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, JOINED, "mckey", "-m", GROUP,
-            "-b", link(), "--link", peer.tunnelSpec(name, 0, 0), "--pause", "0", "--timeout", TIMEOUT_MS);
+            "-b", peer.linkAddress(), "--link", peer.tunnelSpec(name, 0, 0), "--pause", "0", "--timeout",
+            guestSenderSendsAll() ? TIMEOUT_MS : SHORT_TIMEOUT_MS);
         peer.kill("mks");
-        peer.start("mks", "mckey -m " + GROUP + " -s -b " + guest() + " 2>&1");
+        peer.start("mks", "mckey -m " + GROUP + " -s -b " + peer.guestAddress() + " 2>&1");
         final int rxeExit = peer.waitFor("mks", peer.caseTimeLeft(), roce::isDone, GRACE);
         final String rxeLog = peer.log("mks");
         final RoceRun result = GuestCmTools.join(peer, roce, "roce mckey", rxeLog);
         final String context = context(name, result, rxeLog);
 
         assertEquals(0, rxeExit, "mckey -s failed\n" + context);
-        assertEquals(0, result.exitCode(), "roce mckey (receiver) failed\n" + context);
-        assertEquals(List.of("mckey: starting server", "mckey: joining", JOINED + " mlid 0x0 sl 0",
-            "receiving data transfers", "data transfers complete", "test complete", "return status 0"),
-            result.out().lines().toList(), context);
         assertTrue(rxeLog.contains(JOINED), context);
         GuestCmTools.assertInOrder(List.of("mckey: starting client", "mckey: joining", "initiating data transfers",
             "data transfers complete", "test complete", "return status 0"), rxeLog, context);
-        assertEquals(MESSAGES, multicastFrames(name, guest(), context), "the guest's sends to the group\n" + context);
+        final int sent = multicastFrames(name, peer.guestAddress(), context);
+        if (guestSenderSendsAll())
+        {
+            assertEquals(0, result.exitCode(), "roce mckey (receiver) failed\n" + context);
+            assertEquals(List.of("mckey: starting server", "mckey: joining", JOINED + " mlid 0x0 sl 0",
+                "receiving data transfers", "data transfers complete", "test complete", "return status 0"),
+                result.out().lines().toList(), context);
+            assertEquals(MESSAGES, sent, "the guest's sends to the group\n" + context);
+        }
+        else
+        {
+            // Every send rxe did put on the wire reached roce mckey, which then waited for the rest in vain.
+            assertTrue(sent >= 1 && sent <= MESSAGES, "the guest's sends to the group: " + sent + "\n" + context);
+            if (sent < MESSAGES)
+            {
+                assertEquals(List.of("mckey: starting server", "mckey: joining", JOINED + " mlid 0x0 sl 0",
+                    "receiving data transfers", "roce mckey: " + sent + " of " + MESSAGES + " messages within " +
+                    SHORT_TIMEOUT_MS + " ms", "test complete", "return status -110"),
+                    result.out().lines().toList(), context);
+            }
+            else
+            {
+                assertEquals(0, result.exitCode(), "roce mckey (receiver) failed\n" + context);
+            }
+            System.out.println("[mckey] rxe put " + sent + " of mckey's " + MESSAGES + " sends on the wire; roce " +
+                "mckey received every one of them");
+        }
         report(name, start);
     }
 
@@ -73,12 +98,12 @@ class MckeyWithRxeTest
     void roceMckeySenderToMckeyReceiverInTheGuest(final TestInfo test) throws IOException
     {
         final long start = System.nanoTime();
-        final String name = name(test);
+        final String name = CaseName.of(test);
         peer.kill("mkr");
-        peer.start("mkr", "mckey -m " + GROUP + " -b " + guest() + " 2>&1");
+        peer.start("mkr", "mckey -m " + GROUP + " -b " + peer.guestAddress() + " 2>&1");
         awaitJoined("mkr");
         // The guest's mckey pauses 3 s after its join, then polls for its messages; they wait in its receive queue.
-        final RoceRun roce = RoceRun.run("mckey", "-s", "-m", GROUP, "-b", link(), "--link",
+        final RoceRun roce = RoceRun.run("mckey", "-s", "-m", GROUP, "-b", peer.linkAddress(), "--link",
             peer.tunnelSpec(name, 0, 0), "--pause", "0", "--timeout", TIMEOUT_MS);
         final int rxeExit = peer.waitFor("mkr", peer.caseTimeLeft(), () -> true, GRACE);
         final String rxeLog = peer.log("mkr");
@@ -91,25 +116,21 @@ class MckeyWithRxeTest
         assertEquals(0, rxeExit, "mckey (receiver) failed\n" + context);
         GuestCmTools.assertInOrder(List.of("mckey: starting server", "mckey: joining", "receiving data transfers",
             "data transfers complete", "test complete", "return status 0"), rxeLog, context);
-        assertEquals(MESSAGES, multicastFrames(name, link(), context), "roce4j's sends to the group\n" + context);
+        assertEquals(MESSAGES, multicastFrames(name, peer.linkAddress(), context),
+            "roce4j's sends to the group\n" + context);
         report(name, start);
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------
 
-    private String guest()
+    /**
+     * @return whether the guest's {@code mckey -s} gets all its sends on the wire. mckey.c posts them unsignaled and
+     *     leaves the group and destroys its QP right after (post_sends(node, 0), no wait): rxe of Linux 6.1 sends them
+     *     before that; the trixie guest's rxe (Linux 6.12) was seen to put 1 of the 10 on the wire.
+     */
+    protected boolean guestSenderSendsAll()
     {
-        return peer.options().guestAddress();
-    }
-
-    private String link()
-    {
-        return peer.options().linkIp();
-    }
-
-    private String name(final TestInfo test)
-    {
-        return getClass().getSimpleName() + "-" + test.getTestMethod().orElseThrow().getName();
+        return true;
     }
 
     /**

@@ -1,7 +1,12 @@
 package org.roce4j.cli.cmtool;
 
+import java.io.PrintWriter;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 
+import org.roce4j.cm.rdmacm.RdmaCm;
+import org.roce4j.cm.rdmacm.RdmaCmEvent;
 import org.roce4j.cm.rdmacm.RdmaCmId;
 
 /**
@@ -62,5 +67,43 @@ public final class CmTool
         {
             // Not connected (any more): nothing to tear down, as rdma_disconnect's ignored error.
         }
+    }
+
+    /**
+     * The examples' connect_events / disconnect_events: handle rdma_cm events while some are awaited and the handler
+     * returns 0. The examples wait for ever; with a timeout (not 0) roce4j ends the wait with "roce TOOL: no rdma_cm
+     * event within N ms (LEFT WHAT left)" and {@link #ETIMEDOUT}.
+     *
+     * @param cm        the rdma_cm to take events from.
+     * @param timeoutMs roce4j's bound on the wait, 0 for none.
+     * @param out       the tool's stdout.
+     * @param tool      the tool's name.
+     * @param left      how many events are still awaited.
+     * @param what      what they are, for the message ("connection(s)").
+     * @param handler   the tool's cma_handler: 0 to go on, else the status to end with.
+     * @return 0, the handler's status, or {@link #ETIMEDOUT}.
+     */
+    public static int events(final RdmaCm cm, final long timeoutMs, final PrintWriter out, final String tool,
+        final IntSupplier left, final String what, final ToIntFunction<RdmaCmEvent> handler)
+    {
+        int ret = 0;
+        final long deadline = deadlineNs(timeoutMs);
+        while (left.getAsInt() > 0 && 0 == ret)
+        {
+            final RdmaCmEvent event = cm.getEvent(SLICE_NS);
+            if (null == event)
+            {
+                if (expired(timeoutMs, deadline))
+                {
+                    out.println("roce " + tool + ": no rdma_cm event within " + timeoutMs + " ms (" +
+                        left.getAsInt() + " " + what + " left)");
+                    return ETIMEDOUT;
+                }
+                continue;
+            }
+            ret = handler.applyAsInt(event);
+        }
+        out.flush();
+        return ret;
     }
 }

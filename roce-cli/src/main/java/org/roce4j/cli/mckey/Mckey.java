@@ -5,19 +5,15 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
 
 import org.roce4j.cli.cmtool.CmTool;
+import org.roce4j.cli.cmtool.UdNode;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
-import org.roce4j.cm.rdmacm.RdmaCmId;
 import org.roce4j.cm.rdmacm.UdParam;
 import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
 import org.roce4j.ib.QpType;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.verbs.AddressHandle;
-import org.roce4j.verbs.CompletionQueue;
-import org.roce4j.verbs.MemoryRegion;
-import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
@@ -41,18 +37,6 @@ import org.roce4j.wire.mad.RdmaCmServiceId;
 public final class Mckey
 {
     /** One identifier (struct cmatest_node). */
-    private static final class Node
-    {
-        RdmaCmId cmaId;
-        boolean connected;
-        ProtectionDomain pd;
-        CompletionQueue cq;
-        MemoryRegion mr;
-        AddressHandle ah;
-        int remoteQpn;
-        int remoteQkey;
-    }
-
     /** How long the sender waits for its sends to leave without a --timeout. */
     private static final long SEND_WAIT_MS = 10_000;
     /** How often it looks. */
@@ -62,7 +46,7 @@ public final class Mckey
     private final MckeySettings settings;
     private final PrintWriter out;
     private final PrintWriter err;
-    private final Node[] nodes;
+    private final UdNode[] nodes;
     private int messageCount;
     private int connectsLeft;
     private Runnable onJoined = () ->
@@ -82,11 +66,7 @@ public final class Mckey
         this.out = out;
         this.err = err;
         this.messageCount = settings.messageCount();
-        this.nodes = new Node[settings.connections()];
-        for (int i = 0; i < nodes.length; i++)
-        {
-            nodes[i] = new Node();
-        }
+        this.nodes = UdNode.allocate(settings.connections());
     }
 
     /**
@@ -108,7 +88,7 @@ public final class Mckey
     {
         try
         {
-            for (final Node node : nodes)
+            for (final UdNode node : nodes)
             {
                 node.cmaId = cm.createId(RdmaCmServiceId.PS_UDP);
             }
@@ -144,7 +124,7 @@ public final class Mckey
         out.flush();
         connectsLeft = nodes.length;
         int ret = 0;
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             // rdma_resolve_addr completes at once on RoCE: addr_handler prepares the node and joins.
             ret = addrHandler(node);
@@ -163,7 +143,7 @@ public final class Mckey
             ret = transfer();
         }
         int left = ret;
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             try
             {
@@ -192,7 +172,7 @@ public final class Mckey
         {
             out.println("initiating data transfers");
             out.flush();
-            for (final Node node : nodes)
+            for (final UdNode node : nodes)
             {
                 ret = postSends(node);
                 if (0 != ret)
@@ -243,7 +223,7 @@ public final class Mckey
         return 0;
     }
 
-    private int initNode(final Node node)
+    private int initNode(final UdNode node)
     {
         final RdmaDevice device = cm.device();
         node.pd = device.allocPd();
@@ -273,7 +253,7 @@ public final class Mckey
         return 0;
     }
 
-    private int postRecvs(final Node node)
+    private int postRecvs(final UdNode node)
     {
         if (0 == messageCount)
         {
@@ -288,7 +268,7 @@ public final class Mckey
         return 0;
     }
 
-    private int postSends(final Node node)
+    private int postSends(final UdNode node)
     {
         if (!node.connected || 0 == messageCount)
         {
@@ -304,7 +284,7 @@ public final class Mckey
         return 0;
     }
 
-    private int addrHandler(final Node node)
+    private int addrHandler(final UdNode node)
     {
         int ret = verifyTestParams();
         if (0 == ret)
@@ -334,7 +314,7 @@ public final class Mckey
         return ret;
     }
 
-    private int joinHandler(final Node node, final UdParam param)
+    private int joinHandler(final UdNode node, final UdParam param)
     {
         final AhAttributes ah = param.ahAttr();
         // mckey prints the MGID with inet_ntop(AF_INET6): an IPv4 group as ::ffff:a.b.c.d. RoCE has no LIDs: 0.
@@ -363,7 +343,7 @@ public final class Mckey
         switch (event.type())
         {
             case MULTICAST_JOIN:
-                final Node node = nodeOf(event.id());
+                final UdNode node = UdNode.of(nodes, event.id());
                 return null == node ? 0 : joinHandler(node, event.ud());
             case ADDR_ERROR:
             case MULTICAST_ERROR:
@@ -375,69 +355,16 @@ public final class Mckey
         }
     }
 
-    private Node nodeOf(final RdmaCmId id)
-    {
-        for (final Node node : nodes)
-        {
-            if (node.cmaId == id)
-            {
-                return node;
-            }
-        }
-        return null;
-    }
-
     private int connectEvents()
     {
-        int ret = 0;
-        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
-        while (connectsLeft > 0 && 0 == ret)
-        {
-            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
-            if (null == event)
-            {
-                if (CmTool.expired(settings.timeoutMs(), deadline))
-                {
-                    out.println("roce mckey: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
-                        connectsLeft + " join(s) left)");
-                    return CmTool.ETIMEDOUT;
-                }
-                continue;
-            }
-            ret = cmaHandler(event);
-        }
-        out.flush();
-        return ret;
+        return CmTool.events(cm, settings.timeoutMs(), out, "mckey", () -> connectsLeft, "join(s)",
+            this::cmaHandler);
     }
 
     private int pollCqs()
     {
-        final WorkCompletion[] wc = new WorkCompletion[8];
-        for (int i = 0; i < wc.length; i++)
-        {
-            wc[i] = new WorkCompletion();
-        }
-        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
-        for (final Node node : nodes)
-        {
-            if (!node.connected)
-            {
-                continue;
-            }
-            int done = 0;
-            while (done < messageCount)
-            {
-                final int ret = node.cq.pollBlocking(wc, CmTool.SLICE_NS);
-                if (0 == ret && CmTool.expired(settings.timeoutMs(), deadline))
-                {
-                    out.println("roce mckey: " + done + " of " + messageCount + " messages within " +
-                        settings.timeoutMs() + " ms");
-                    return CmTool.ETIMEDOUT;
-                }
-                done += ret;
-            }
-        }
-        return 0;
+        return UdNode.pollCqs(nodes, messageCount, settings.timeoutMs(), out, "mckey", "messages",
+            (node, wc, count) -> 0);
     }
 
     /** The unsignaled sends leave the send queue once they are on the wire (the engine retires them). */
@@ -445,7 +372,7 @@ public final class Mckey
     {
         final long boundMs = 0 != settings.timeoutMs() ? settings.timeoutMs() : SEND_WAIT_MS;
         final long deadline = CmTool.deadlineNs(boundMs);
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             while (null != node.cmaId.qp() && node.cmaId.qp().outstandingSendWrs() > 0)
             {
@@ -463,7 +390,7 @@ public final class Mckey
 
     private void destroyNodes()
     {
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             if (null == node.cmaId)
             {

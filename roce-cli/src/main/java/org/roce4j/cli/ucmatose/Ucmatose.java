@@ -455,26 +455,11 @@ public final class Ucmatose
     /** connect_events and disconnect_events: handle events while connects (or disconnects) are left. */
     private int events(final boolean connecting)
     {
-        int ret = 0;
-        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
-        while ((connecting ? connectsLeft : disconnectsLeft) > 0 && 0 == ret)
-        {
-            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
-            if (null == event)
-            {
-                if (CmTool.expired(settings.timeoutMs(), deadline))
-                {
-                    out.println("roce ucmatose: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
-                        (connecting ? connectsLeft + " connection(s)" : disconnectsLeft + " disconnect(s)") +
-                        " left)");
-                    return CmTool.ETIMEDOUT;
-                }
-                continue;
-            }
-            ret = cmaHandler(event);
-        }
-        out.flush();
-        return ret;
+        return connecting ?
+            CmTool.events(cm, settings.timeoutMs(), out, "ucmatose", () -> connectsLeft, "connection(s)",
+                this::cmaHandler) :
+            CmTool.events(cm, settings.timeoutMs(), out, "ucmatose", () -> disconnectsLeft, "disconnect(s)",
+                this::cmaHandler);
     }
 
     /** poll_cqs: {@code -C} completions from the send (or receive) CQ of every connected node. */

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 import org.roce4j.cli.cmtool.CmTool;
+import org.roce4j.cli.cmtool.UdNode;
 import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
@@ -17,10 +18,6 @@ import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WorkCompletion;
 import org.roce4j.ib.WrOpcode;
-import org.roce4j.verbs.AddressHandle;
-import org.roce4j.verbs.CompletionQueue;
-import org.roce4j.verbs.MemoryRegion;
-import org.roce4j.verbs.ProtectionDomain;
 import org.roce4j.verbs.QpInitAttributes;
 import org.roce4j.verbs.RdmaDevice;
 import org.roce4j.verbs.RecvWorkRequest;
@@ -41,23 +38,11 @@ import org.roce4j.verbs.SendWorkRequest;
 public final class Udaddy
 {
     /** One connection (struct cmatest_node). */
-    private static final class Node
-    {
-        RdmaCmId cmaId;
-        boolean connected;
-        ProtectionDomain pd;
-        CompletionQueue cq;
-        MemoryRegion mr;
-        AddressHandle ah;
-        int remoteQpn;
-        int remoteQkey;
-    }
-
     private final RdmaCm cm;
     private final UdaddySettings settings;
     private final PrintWriter out;
     private final PrintWriter err;
-    private final Node[] nodes;
+    private final UdNode[] nodes;
     private int messageCount;
     private int connIndex;
     private int connectsLeft;
@@ -78,11 +63,7 @@ public final class Udaddy
         this.out = out;
         this.err = err;
         this.messageCount = settings.messageCount();
-        this.nodes = new Node[settings.connections()];
-        for (int i = 0; i < nodes.length; i++)
-        {
-            nodes[i] = new Node();
-        }
+        this.nodes = UdNode.allocate(settings.connections());
     }
 
     /**
@@ -108,7 +89,7 @@ public final class Udaddy
             // alloc_nodes: the client's ids exist before anything runs; a failure exits 1 at once.
             try
             {
-                for (final Node node : nodes)
+                for (final UdNode node : nodes)
                 {
                     node.cmaId = cm.createId(settings.portSpace());
                 }
@@ -180,7 +161,7 @@ public final class Udaddy
                 }
                 out.println("sending replies");
                 out.flush();
-                for (final Node node : nodes)
+                for (final UdNode node : nodes)
                 {
                     ret = postSends(node, SendFlags.SIGNALED);
                     if (0 != ret)
@@ -208,7 +189,7 @@ public final class Udaddy
         out.println("udaddy: starting client");
         out.println("udaddy: connecting");
         out.flush();
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             // rdma_resolve_addr and rdma_resolve_route complete at once on RoCE; addr_handler sets the TOS, then
             // route_handler prepares the node and connects.
@@ -231,7 +212,7 @@ public final class Udaddy
         {
             out.println("initiating data transfers");
             out.flush();
-            for (final Node node : nodes)
+            for (final UdNode node : nodes)
             {
                 ret = postSends(node, 0);
                 if (0 != ret)
@@ -262,7 +243,7 @@ public final class Udaddy
         return 0;
     }
 
-    private int initNode(final Node node)
+    private int initNode(final UdNode node)
     {
         final RdmaDevice device = cm.device();
         node.pd = device.allocPd();
@@ -292,7 +273,7 @@ public final class Udaddy
         return 0;
     }
 
-    private int postRecvs(final Node node)
+    private int postRecvs(final UdNode node)
     {
         if (0 == messageCount)
         {
@@ -307,7 +288,7 @@ public final class Udaddy
         return 0;
     }
 
-    private int postSends(final Node node, final int signalFlag)
+    private int postSends(final UdNode node, final int signalFlag)
     {
         if (!node.connected || 0 == messageCount)
         {
@@ -324,7 +305,7 @@ public final class Udaddy
     }
 
     /** What both route_handler and connect_handler do first: verify_test_params, init_node, post_recvs. */
-    private int prepareNode(final Node node)
+    private int prepareNode(final UdNode node)
     {
         int ret = verifyTestParams();
         if (0 == ret)
@@ -338,7 +319,7 @@ public final class Udaddy
         return ret;
     }
 
-    private int routeHandler(final Node node)
+    private int routeHandler(final UdNode node)
     {
         int ret = prepareNode(node);
         if (0 == ret)
@@ -368,7 +349,7 @@ public final class Udaddy
             cmaId.reject(null);
             return CmTool.ENOMEM;
         }
-        final Node node = nodes[connIndex++];
+        final UdNode node = nodes[connIndex++];
         node.cmaId = cmaId;
         int ret = prepareNode(node);
         if (0 == ret)
@@ -393,7 +374,7 @@ public final class Udaddy
         return ret;
     }
 
-    private int resolvedHandler(final Node node, final RdmaCmEvent event)
+    private int resolvedHandler(final UdNode node, final RdmaCmEvent event)
     {
         node.remoteQpn = event.ud().qpNum();
         node.remoteQkey = event.ud().qkey();
@@ -419,7 +400,7 @@ public final class Udaddy
             case CONNECT_REQUEST:
                 return connectHandler(event.id());
             case ESTABLISHED:
-                final Node node = nodeOf(event.id());
+                final UdNode node = UdNode.of(nodes, event.id());
                 return null == node ? 0 : resolvedHandler(node, event);
             case ADDR_ERROR:
             case CONNECT_ERROR:
@@ -433,81 +414,34 @@ public final class Udaddy
         }
     }
 
-    private Node nodeOf(final RdmaCmId id)
-    {
-        for (final Node node : nodes)
-        {
-            if (node.cmaId == id)
-            {
-                return node;
-            }
-        }
-        return null;
-    }
-
     private int connectEvents()
     {
-        int ret = 0;
-        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
-        while (connectsLeft > 0 && 0 == ret)
-        {
-            final RdmaCmEvent event = cm.getEvent(CmTool.SLICE_NS);
-            if (null == event)
-            {
-                if (CmTool.expired(settings.timeoutMs(), deadline))
-                {
-                    out.println("roce udaddy: no rdma_cm event within " + settings.timeoutMs() + " ms (" +
-                        connectsLeft + " connection(s) left)");
-                    return CmTool.ETIMEDOUT;
-                }
-                continue;
-            }
-            ret = cmaHandler(event);
-        }
-        out.flush();
-        return ret;
+        return CmTool.events(cm, settings.timeoutMs(), out, "udaddy", () -> connectsLeft, "connection(s)",
+            this::cmaHandler);
     }
 
     private int pollCqs()
     {
-        final WorkCompletion[] wc = new WorkCompletion[8];
-        for (int i = 0; i < wc.length; i++)
-        {
-            wc[i] = new WorkCompletion();
-        }
-        final long deadline = CmTool.deadlineNs(settings.timeoutMs());
-        for (final Node node : nodes)
-        {
-            if (!node.connected)
-            {
-                continue;
-            }
-            int done = 0;
-            while (done < messageCount)
-            {
-                final int ret = node.cq.pollBlocking(wc, CmTool.SLICE_NS);
-                if (0 == ret && CmTool.expired(settings.timeoutMs(), deadline))
-                {
-                    out.println("roce udaddy: " + done + " of " + messageCount + " completions within " +
-                        settings.timeoutMs() + " ms");
-                    return CmTool.ETIMEDOUT;
-                }
-                if (ret > 0 && null == node.ah)
-                {
-                    final int rc = createReplyAh(node, wc[0]);
-                    if (0 != rc)
-                    {
-                        out.println("udaddy: failed to create reply AH");
-                        return rc;
-                    }
-                }
-                done += ret;
-            }
-        }
-        return 0;
+        return UdNode.pollCqs(nodes, messageCount, settings.timeoutMs(), out, "udaddy", "completions",
+            this::replyAh);
     }
 
-    private int createReplyAh(final Node node, final WorkCompletion wc)
+    /** poll_cqs: the server answers the first message's sender through an AH made from its completion. */
+    private int replyAh(final UdNode node, final WorkCompletion[] wc, final int count)
+    {
+        if (null != node.ah)
+        {
+            return 0;
+        }
+        final int rc = createReplyAh(node, wc[0]);
+        if (0 != rc)
+        {
+            out.println("udaddy: failed to create reply AH");
+        }
+        return rc;
+    }
+
+    private int createReplyAh(final UdNode node, final WorkCompletion wc)
     {
         try
         {
@@ -524,7 +458,7 @@ public final class Udaddy
 
     private void destroyNodes()
     {
-        for (final Node node : nodes)
+        for (final UdNode node : nodes)
         {
             if (null == node.cmaId)
             {
