@@ -5,6 +5,7 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 import org.roce4j.bench.BenchArgs;
 import org.roce4j.bench.baseline.Baselines;
+import org.roce4j.ib.Mtu;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -14,7 +15,11 @@ import picocli.CommandLine.Option;
  * the in-memory fabric at MTU 4096 with both sides busy-polling on threads of their own (INVOKER-mode devices, one
  * thread each):
  * <ol>
- *   <li>RC WRITE throughput of 64 KiB messages, 1 QP, 16 outstanding; baseline: memcpy of 64 KiB;</li>
+ *   <li>RC WRITE throughput of 64 KiB messages, 1 QP, 16 outstanding; baseline: memcpy of 64 KiB, and beside it
+ *   CRC32 over one 4 KiB frame's worth of bytes: every byte of a WRITE passes the JDK's CRC32 once on each side (the
+ *   ICRC, IBA A17.3.3), the two sides in parallel, so CRC32's rate bounds the WRITE's, and CRC32 / memcpy bounds the
+ *   ratio to memcpy. That bound moves with the CPU far more than memcpy does: the JDK's CRC32 intrinsic folds 512 bits
+ *   at a time with AVX-512 VPCLMULQDQ and 128 bits without it;</li>
  *   <li>64-byte RC WRITE message rate, 1 QP and 16 QPs, 16 outstanding each; baseline: 64-byte-payload frames
  *   handed through the fabric's ring between two threads;</li>
  *   <li>SEND/RECV ping-pong round trip (64 B), p50/p99/p99.9; baseline: the same frame back and forth between two
@@ -55,6 +60,7 @@ public final class EngineBench
      *
      * @param writeBandwidth   64 KiB WRITE stream.
      * @param memcpyBytesPerSecond memcpy of 64 KiB.
+     * @param crc32BytesPerSecond CRC32 over 4 KiB, the ICRC's rate and so the WRITE's ceiling.
      * @param writeRate        64 B WRITE stream on 1 QP.
      * @param writeRateMultiQp 64 B WRITE stream on {@link #RATE_QPS} QPs.
      * @param ringFramesPerSecond 64 B-payload frames through the fabric ring.
@@ -64,6 +70,7 @@ public final class EngineBench
     public record Figures(
         ThroughputRun.Result writeBandwidth,
         double memcpyBytesPerSecond,
+        double crc32BytesPerSecond,
         ThroughputRun.Result writeRate,
         ThroughputRun.Result writeRateMultiQp,
         double ringFramesPerSecond,
@@ -83,6 +90,7 @@ public final class EngineBench
     public static Figures run(final long warmupNs, final long measureNs, final boolean sharedThread)
     {
         final double memcpy = Baselines.memcpyBytesPerSecond(BANDWIDTH_BYTES, measureNs);
+        final double crc32 = Baselines.crc32BytesPerSecond(Mtu.MTU_4096.bytes(), measureNs);
         final double ring = Baselines.ringFramesPerSecond(SMALL_FRAME_BYTES, measureNs);
         final Histogram ringRtt = Baselines.ringRoundTrips(SMALL_FRAME_BYTES, warmupNs, measureNs);
         try (RcPair pair = RcPair.open(LinkKind.MEMORY, options().withSharedThread(sharedThread)))
@@ -93,7 +101,7 @@ public final class EngineBench
             final ThroughputRun.Result rateMulti =
                 stream.run(Op.WRITE, SMALL_BYTES, RATE_QPS, DEPTH, warmupNs, measureNs);
             final LatencyRun.Result latency = new LatencyRun(pair).run(Op.SEND, SMALL_BYTES, warmupNs, measureNs);
-            return new Figures(bandwidth, memcpy, rate, rateMulti, ring, latency, ringRtt);
+            return new Figures(bandwidth, memcpy, crc32, rate, rateMulti, ring, latency, ringRtt);
         }
     }
 
@@ -115,9 +123,12 @@ public final class EngineBench
         final ThroughputRun.Result bw = figures.writeBandwidth();
         out.append(String.format(Locale.ROOT,
             "WRITE 64 KiB, 1 QP x %d: %.2f GB/s (goal %.1f); memcpy 64 KiB %.2f GB/s " +
-            "(ratio %.2f); %.0f ns/msg, %.0f CPU ns/msg, peak %.2f GB/s; retransmitted %d, link drops %d%n", DEPTH,
+            "(ratio %.2f); CRC32 4 KiB %.2f GB/s (ratio %.2f; the ICRC's ceiling on the memcpy ratio: %.2f); " +
+            "%.0f ns/msg, %.0f CPU ns/msg, peak %.2f GB/s; retransmitted %d, link drops %d%n", DEPTH,
             bw.bytesPerSecond() / 1e9, GOAL_BYTES_PER_SECOND / 1e9, figures.memcpyBytesPerSecond() / 1e9,
-            bw.bytesPerSecond() / figures.memcpyBytesPerSecond(), bw.nsPerMessage(), bw.cpuNsPerMessage(),
+            bw.bytesPerSecond() / figures.memcpyBytesPerSecond(), figures.crc32BytesPerSecond() / 1e9,
+            bw.bytesPerSecond() / figures.crc32BytesPerSecond(),
+            figures.crc32BytesPerSecond() / figures.memcpyBytesPerSecond(), bw.nsPerMessage(), bw.cpuNsPerMessage(),
             bw.peakMessagesPerSecond() * BANDWIDTH_BYTES / 1e9, bw.retransmitted(), bw.linkDrops()));
         for (final ThroughputRun.Result rate : new ThroughputRun.Result[] {figures.writeRate(),
             figures.writeRateMultiQp()})
