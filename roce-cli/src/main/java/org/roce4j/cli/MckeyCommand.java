@@ -30,14 +30,14 @@ import picocli.CommandLine.Spec;
             "with -s send -C messages of -S bytes to it, without -s receive them.",
         "With --link memory (the default) a receiver and a sender both run in this process.",
         "Exit codes as mckey's return status: 0; 1 bad options; 255 a failed join or leave; 146 --timeout expired."})
-public final class MckeyCommand implements Callable<Integer>
+public final class MckeyCommand implements Callable<Integer>, CmToolRunner.Tool<MckeySettings>
 {
     /** mckey's exit for bad options (usage, exit(1)). */
-    static final int EXIT_USAGE = 1;
+    static final int EXIT_USAGE = CmToolRunner.EXIT_USAGE;
     /** librdmacm's -1 as an exit status. */
     static final int EXIT_FAILED = CmToolRunner.EXIT_FAILED;
     /** getaddrinfo's EAI_NONAME (-2) as an exit status. */
-    static final int EXIT_EAI_NONAME = 254;
+    static final int EXIT_EAI_NONAME = CmToolRunner.EXIT_EAI_NONAME;
     /** A group for the in-process run when -m is not given. */
     private static final String IN_PROCESS_GROUP = "239.77.0.1";
 
@@ -98,48 +98,25 @@ public final class MckeyCommand implements Callable<Integer>
      */
     public Integer call()
     {
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
-        final MckeySettings settings;
-        try
-        {
-            link.check();
-            settings = settings(out);
-            if (null == settings)
-            {
-                return EXIT_USAGE;
-            }
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("roce mckey: " + ex.getMessage());
-            usage(out);
-            return EXIT_USAGE;
-        }
-        catch (final UnknownHostException ex)
-        {
-            // run() prints its first line, then get_dst_addr fails with getaddrinfo's EAI_NONAME (-2).
-            out.println("mckey: starting " + (sender ? "client" : "server"));
-            out.println("getaddrinfo failed (" + HostNames.gaiText(ex) + ") - invalid hostname or IP address");
-            out.println("test complete");
-            out.println("return status -2");
-            out.flush();
-            return EXIT_EAI_NONAME;
-        }
-        try
-        {
-            return link.isMemory() ? runInProcess(settings, out, err) : runOnLink(settings, out, err);
-        }
-        finally
-        {
-            link.report(err);
-        }
+        return CmToolRunner.call("mckey", link, spec, this);
+    }
+
+    @Override
+    public void unresolved(final UnknownHostException ex, final PrintWriter out)
+    {
+        // run() prints its first line, then get_dst_addr fails with getaddrinfo's EAI_NONAME (-2).
+        out.println("mckey: starting " + (sender ? "client" : "server"));
+        out.println("getaddrinfo failed (" + HostNames.gaiText(ex) + ") - invalid hostname or IP address");
     }
 
     /**
+     * @param out mckey's stdout.
+     * @param err mckey's stderr.
      * @return the settings, or null after printing why mckey would exit(1).
+     * @throws UnknownHostException when -m or -b does not resolve.
      */
-    private MckeySettings settings(final PrintWriter out) throws UnknownHostException
+    @Override
+    public MckeySettings settings(final PrintWriter out, final PrintWriter err) throws UnknownHostException
     {
         if (null != unmappedAddress)
         {
@@ -176,25 +153,30 @@ public final class MckeyCommand implements Callable<Integer>
             timeoutMs);
     }
 
-    private int runOnLink(final MckeySettings settings, final PrintWriter out, final PrintWriter err)
+    @Override
+    public CmToolRunner.Role role(final MckeySettings settings)
     {
-        return CmToolRunner.onLink("mckey", link, (cm, o, e, joined) -> new Mckey(cm, settings, o, e).run(), out,
-            err);
+        return (cm, o, e, joined) -> new Mckey(cm, settings, o, e).run();
     }
 
     /**
-     * A receiver and a sender in this JVM over the in-memory fabric ({@link CmToolRunner#inProcess}): the receiver
-     * joins first, the sender starts once it has.
+     * In process ({@link CmToolRunner#inProcess}) the receiver runs first: the sender starts once it has joined.
      */
-    private int runInProcess(final MckeySettings settings, final PrintWriter out, final PrintWriter err)
+    @Override
+    public CmToolRunner.Role server(final MckeySettings settings)
     {
-        return CmToolRunner.inProcess("mckey", link,
-            (cm, o, e, joined) -> new Mckey(cm, settings.role(false).bindTo(null), o, e).onJoined(joined).run(),
-            (cm, o, e, joined) -> new Mckey(cm, settings.role(true).bindTo(null), o, e).run(),
-            out, err);
+        return (cm, o, e, joined) -> new Mckey(cm, settings.role(false).bindTo(null), o, e).onJoined(joined).run();
     }
 
-    private static void usage(final PrintWriter out)
+    /** In process: the sender. */
+    @Override
+    public CmToolRunner.Role client(final MckeySettings settings)
+    {
+        return (cm, o, e, joined) -> new Mckey(cm, settings.role(true).bindTo(null), o, e).run();
+    }
+
+    @Override
+    public void usage(final PrintWriter out)
     {
         out.println("usage: mckey");
         out.println("\t-m multicast_address");

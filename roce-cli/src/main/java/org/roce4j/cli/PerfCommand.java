@@ -10,9 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -466,7 +464,7 @@ public final class PerfCommand implements Callable<Integer>
                 serverRun.cancel(true);
                 throw ex;
             }
-            awaitServer(serverRun);
+            InProcessPorts.awaitServer(serverRun, timeoutMs);
         }
         printServer(serverText, serverErr, outcomes, out, err);
         return 0;
@@ -522,7 +520,7 @@ public final class PerfCommand implements Callable<Integer>
             serverRun.cancel(true);
             throw ex;
         }
-        awaitServer(serverRun);
+        InProcessPorts.awaitServer(serverRun, timeoutMs);
         printServer(serverText, serverErr, outcomes, out, err);
         return 0;
     }
@@ -565,26 +563,5 @@ public final class PerfCommand implements Callable<Integer>
             out.println("[" + outcomes[0].toJson() + ",\n" + outcomes[1].toJson() + "]");
         }
         out.flush();
-    }
-
-    private void awaitServer(final CompletableFuture<Void> serverRun) throws IOException
-    {
-        try
-        {
-            serverRun.get(timeoutMs, TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IOException(ex.getCause().getMessage(), ex.getCause());
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IOException("the in-process server did not finish within " + timeoutMs + " ms", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", ex);
-        }
     }
 }

@@ -7,9 +7,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -382,7 +380,7 @@ public final class PingpongCommand implements Callable<Integer>
                 serverRun.cancel(true);
                 throw ex;
             }
-            awaitServer(serverRun, settings.timeoutMsValue());
+            InProcessPorts.awaitServer(serverRun, settings.timeoutMsValue());
         }
         for (final String line : serverText.toString().split("\n"))
         {
@@ -402,26 +400,5 @@ public final class PingpongCommand implements Callable<Integer>
         final ProgressGroup group = new ProgressGroup(spin ? new BusySpinIdleStrategy() :
             new BackoffIdleStrategy(100, 10, 1_000, 100_000));
         return cc.apply(DeviceOptions.invoker().progressGroup(group));
-    }
-
-    private static void awaitServer(final CompletableFuture<Void> serverRun, final long timeoutMs) throws IOException
-    {
-        try
-        {
-            serverRun.get(timeoutMs, TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IOException(ex.getCause().getMessage(), ex.getCause());
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new IOException("the in-process server did not finish within " + timeoutMs + " ms", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", ex);
-        }
     }
 }

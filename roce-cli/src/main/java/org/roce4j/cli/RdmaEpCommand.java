@@ -18,10 +18,10 @@ import picocli.CommandLine.Spec;
  * 254 when -s does not resolve (EAI_NONAME, -2); 248 for a -p that is no port (EAI_SERVICE, -8); 255 for a failed
  * call), one role on {@code --link}, or both in this process on {@code --link memory}.
  */
-abstract class RdmaEpCommand implements Callable<Integer>
+abstract class RdmaEpCommand implements Callable<Integer>, CmToolRunner.Tool<RdmaEpSettings>
 {
     /** The examples' exit for bad options (usage, exit(1)). */
-    static final int EXIT_USAGE = 1;
+    static final int EXIT_USAGE = CmToolRunner.EXIT_USAGE;
     /** getaddrinfo's EAI_NONAME. */
     private static final int EAI_NONAME = -2;
     /** getaddrinfo's EAI_SERVICE: a service (port) it does not know. */
@@ -59,59 +59,75 @@ abstract class RdmaEpCommand implements Callable<Integer>
      */
     public Integer call()
     {
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
-        final String tool = server() ? "rdma_server" : "rdma_client";
-        try
+        return CmToolRunner.call(tool(), link, spec, this);
+    }
+
+    private String tool()
+    {
+        return server() ? "rdma_server" : "rdma_client";
+    }
+
+    /**
+     * The options; a -s or -p that does not resolve is kept in the settings, for run to print (see
+     * {@link #resolve}).
+     *
+     * @param out the example's stdout.
+     * @param err the example's stderr.
+     * @return the settings.
+     */
+    @Override
+    public RdmaEpSettings settings(final PrintWriter out, final PrintWriter err)
+    {
+        if (timeoutMs < 0)
         {
-            link.check();
-            if (timeoutMs < 0)
-            {
-                throw new IllegalArgumentException("--timeout must be >= 0 ms");
-            }
+            throw new IllegalArgumentException("--timeout must be >= 0 ms");
         }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("roce " + tool + ": " + ex.getMessage());
-            out.println("usage: " + tool);
-            out.println("\t[-s server_address]");
-            out.println("\t[-p port_number]");
-            out.println("\t[--link SPEC]\troce4j: " + LinkOption.DESCRIPTION);
-            out.flush();
-            return EXIT_USAGE;
-        }
-        final RdmaEpSettings settings = settings();
-        try
-        {
-            if (!link.isMemory())
-            {
-                return CmToolRunner.onLink(tool, link, (cm, o, e, listening) -> new RdmaEp(cm, settings, o, e).run(),
-                    out, err);
-            }
-            // Both roles in this process: the server binds what -s says (or any address), the client reaches the
-            // server's port of the in-memory fabric unless -s names another address.
-            final InetAddress any = InetAddress.getByName(RdmaEpSettings.DEFAULT_SERVER_BIND);
-            final InetAddress serverIp = null != serverAddress && null != settings.address() &&
-                !settings.address().isAnyLocalAddress() ? settings.address() :
-                InetAddress.getByName(InProcessPorts.SERVER_IP);
-            return CmToolRunner.inProcess(tool, link,
-                (cm, o, e, listening) -> new RdmaEp(cm, settings.role(true, server() ? settings.address() : any), o,
-                    e).onListening(listening).run(),
-                (cm, o, e, listening) -> new RdmaEp(cm, settings.role(false, serverIp), o, e).run(), out, err);
-        }
-        catch (final UnknownHostException ex)
-        {
-            err.println("roce " + tool + ": " + ex.getMessage());
-            return CmToolRunner.EXIT_FAILED;
-        }
-        finally
-        {
-            link.report(err);
-        }
+        return resolve();
+    }
+
+    @Override
+    public void usage(final PrintWriter out)
+    {
+        out.println("usage: " + tool());
+        out.println("\t[-s server_address]");
+        out.println("\t[-p port_number]");
+        out.println("\t[--link SPEC]\troce4j: " + LinkOption.DESCRIPTION);
+        out.flush();
+    }
+
+    /** Never called: {@link #settings} keeps an address that does not resolve for run to print. */
+    @Override
+    public void unresolved(final UnknownHostException ex, final PrintWriter out)
+    {
+    }
+
+    @Override
+    public CmToolRunner.Role role(final RdmaEpSettings settings)
+    {
+        return (cm, o, e, listening) -> new RdmaEp(cm, settings, o, e).run();
+    }
+
+    /** In process ({@link CmToolRunner#inProcess}): the server binds what -s says (or any address). */
+    @Override
+    public CmToolRunner.Role server(final RdmaEpSettings settings) throws UnknownHostException
+    {
+        final InetAddress any = InetAddress.getByName(RdmaEpSettings.DEFAULT_SERVER_BIND);
+        return (cm, o, e, listening) -> new RdmaEp(cm, settings.role(true, server() ? settings.address() : any), o,
+            e).onListening(listening).run();
+    }
+
+    /** In process: the client reaches the server's port of the in-memory fabric unless -s names another address. */
+    @Override
+    public CmToolRunner.Role client(final RdmaEpSettings settings) throws UnknownHostException
+    {
+        final InetAddress serverIp = null != serverAddress && null != settings.address() &&
+            !settings.address().isAnyLocalAddress() ? settings.address() :
+            InetAddress.getByName(InProcessPorts.SERVER_IP);
+        return (cm, o, e, listening) -> new RdmaEp(cm, settings.role(false, serverIp), o, e).run();
     }
 
     /** rdma_getaddrinfo(server, port): its failure is printed by run, after "NAME: start", as the examples do. */
-    private RdmaEpSettings settings()
+    private RdmaEpSettings resolve()
     {
         final String host = null != serverAddress ? serverAddress :
             server() ? RdmaEpSettings.DEFAULT_SERVER_BIND : RdmaEpSettings.DEFAULT_CLIENT_SERVER;

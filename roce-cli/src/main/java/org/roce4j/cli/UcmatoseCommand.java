@@ -33,12 +33,12 @@ import picocli.CommandLine.Spec;
         "Exit codes as cmatose's return status: 0; 1 bad options; 254 an address that does not resolve; the failed " +
             "event's status (8 nobody listens, 28 rejected, 146 timed out); 244 more requests than -c; 255 a " +
             "failed call."})
-public final class UcmatoseCommand implements Callable<Integer>
+public final class UcmatoseCommand implements Callable<Integer>, CmToolRunner.Tool<UcmatoseSettings>
 {
     /** cmatose's exit for bad options (usage, exit(1)). */
-    static final int EXIT_USAGE = 1;
+    static final int EXIT_USAGE = CmToolRunner.EXIT_USAGE;
     /** getaddrinfo's EAI_NONAME (-2) as an exit status. */
-    static final int EXIT_EAI_NONAME = 254;
+    static final int EXIT_EAI_NONAME = CmToolRunner.EXIT_EAI_NONAME;
 
     @Spec
     private CommandSpec spec;
@@ -70,58 +70,43 @@ public final class UcmatoseCommand implements Callable<Integer>
      */
     public Integer call()
     {
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
-        final UcmatoseSettings settings;
-        try
-        {
-            link.check();
-            settings = settings(err);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("roce ucmatose: " + ex.getMessage());
-            usage(out);
-            return EXIT_USAGE;
-        }
-        catch (final UnknownHostException ex)
-        {
-            // rdma-core 44's run_client / run_server print this on stdout; main returns rdma_getaddrinfo's code.
-            out.println(test.server() ? "cmatose: starting server" : "cmatose: starting client");
-            out.println("cmatose: " + (test.server() ? "getrdmaaddr" : "getaddrinfo") + " error: " +
-                HostNames.gaiText(ex));
-            out.println("test complete");
-            out.println("return status -2");
-            out.flush();
-            return EXIT_EAI_NONAME;
-        }
-        try
-        {
-            if (!link.isMemory())
-            {
-                return CmToolRunner.onLink("ucmatose", link,
-                    (cm, o, e, listening) -> new Ucmatose(cm, settings, o, e).run(), out, err);
-            }
-            final InetAddress serverIp = null != settings.destination() ? settings.destination() :
-                HostNames.resolve(InProcessPorts.SERVER_IP);
-            return CmToolRunner.inProcess("ucmatose", link,
-                (cm, o, e, listening) -> new Ucmatose(cm, settings.role(true, null, null), o, e)
-                    .onListening(listening).run(),
-                (cm, o, e, listening) -> new Ucmatose(cm, settings.role(false, serverIp, null), o, e).run(),
-                out, err);
-        }
-        catch (final UnknownHostException ex)
-        {
-            err.println("roce ucmatose: " + ex.getMessage());
-            return CmToolRunner.EXIT_FAILED;
-        }
-        finally
-        {
-            link.report(err);
-        }
+        return CmToolRunner.call("ucmatose", link, spec, this);
     }
 
-    private UcmatoseSettings settings(final PrintWriter err) throws UnknownHostException
+    @Override
+    public void unresolved(final UnknownHostException ex, final PrintWriter out)
+    {
+        // rdma-core 44's run_client / run_server print this on stdout.
+        out.println(test.server() ? "cmatose: starting server" : "cmatose: starting client");
+        out.println("cmatose: " + (test.server() ? "getrdmaaddr" : "getaddrinfo") + " error: " +
+            HostNames.gaiText(ex));
+    }
+
+    @Override
+    public CmToolRunner.Role role(final UcmatoseSettings settings)
+    {
+        return (cm, o, e, listening) -> new Ucmatose(cm, settings, o, e).run();
+    }
+
+    /** In process ({@link CmToolRunner#inProcess}): the server binds any address. */
+    @Override
+    public CmToolRunner.Role server(final UcmatoseSettings settings)
+    {
+        return (cm, o, e, listening) -> new Ucmatose(cm, settings.role(true, null, null), o, e)
+            .onListening(listening).run();
+    }
+
+    /** In process: the client reaches -s, or the server's port of the in-memory fabric. */
+    @Override
+    public CmToolRunner.Role client(final UcmatoseSettings settings) throws UnknownHostException
+    {
+        final InetAddress serverIp = null != settings.destination() ? settings.destination() :
+            HostNames.resolve(InProcessPorts.SERVER_IP);
+        return (cm, o, e, listening) -> new Ucmatose(cm, settings.role(false, serverIp, null), o, e).run();
+    }
+
+    @Override
+    public UcmatoseSettings settings(final PrintWriter out, final PrintWriter err) throws UnknownHostException
     {
         if (migrate)
         {
@@ -151,7 +136,8 @@ public final class UcmatoseCommand implements Callable<Integer>
             test.messageCount(), test.messageSize(), test.tos(), ack, test.timeoutMs());
     }
 
-    private static void usage(final PrintWriter out)
+    @Override
+    public void usage(final PrintWriter out)
     {
         out.println("usage: ucmatose");
         out.println("\t[-s server_address]");

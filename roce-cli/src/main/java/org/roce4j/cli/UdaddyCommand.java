@@ -32,14 +32,14 @@ import picocli.CommandLine.Spec;
         "With --link memory (the default) the client and the server both run in this process.",
         "Exit codes as udaddy's return status: 0; 1 bad options; 254 an address that does not resolve; the failed " +
             "event's status (1 no such service, 2 rejected, 146 timed out); 234 -EINVAL; 255 a failed call."})
-public final class UdaddyCommand implements Callable<Integer>
+public final class UdaddyCommand implements Callable<Integer>, CmToolRunner.Tool<UdaddySettings>
 {
     /** udaddy's exit for bad options (usage, exit(1)). */
-    static final int EXIT_USAGE = 1;
+    static final int EXIT_USAGE = CmToolRunner.EXIT_USAGE;
     /** librdmacm's -1 as an exit status. */
     static final int EXIT_FAILED = CmToolRunner.EXIT_FAILED;
     /** getaddrinfo's EAI_NONAME (-2) as an exit status. */
-    static final int EXIT_EAI_NONAME = 254;
+    static final int EXIT_EAI_NONAME = CmToolRunner.EXIT_EAI_NONAME;
 
     @Spec
     private CommandSpec spec;
@@ -65,40 +65,18 @@ public final class UdaddyCommand implements Callable<Integer>
      */
     public Integer call()
     {
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
-        final UdaddySettings settings;
-        try
-        {
-            link.check();
-            settings = settings(err);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            err.println("roce udaddy: " + ex.getMessage());
-            usage(out);
-            return EXIT_USAGE;
-        }
-        catch (final UnknownHostException ex)
-        {
-            // get_rdma_addr prints this on stdout; main returns rdma_getaddrinfo's code.
-            out.println("rdma_getaddrinfo error: " + HostNames.gaiText(ex));
-            out.println("test complete");
-            out.println("return status -2");
-            out.flush();
-            return EXIT_EAI_NONAME;
-        }
-        try
-        {
-            return link.isMemory() ? runInProcess(settings, out, err) : runOnLink(settings, out, err);
-        }
-        finally
-        {
-            link.report(err);
-        }
+        return CmToolRunner.call("udaddy", link, spec, this);
     }
 
-    private UdaddySettings settings(final PrintWriter err) throws UnknownHostException
+    @Override
+    public void unresolved(final UnknownHostException ex, final PrintWriter out)
+    {
+        // get_rdma_addr prints this on stdout.
+        out.println("rdma_getaddrinfo error: " + HostNames.gaiText(ex));
+    }
+
+    @Override
+    public UdaddySettings settings(final PrintWriter out, final PrintWriter err) throws UnknownHostException
     {
         int portSpace = UdaddySettings.DEFAULT_PORT_SPACE;
         if (null != portSpaceNumber)
@@ -121,36 +99,31 @@ public final class UdaddyCommand implements Callable<Integer>
             test.connections(), test.messageCount(), test.messageSize(), test.tos(), portSpace, test.timeoutMs());
     }
 
-    private int runOnLink(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
+    @Override
+    public CmToolRunner.Role role(final UdaddySettings settings)
     {
-        return CmToolRunner.onLink("udaddy", link, (cm, o, e, listening) -> new Udaddy(cm, settings, o, e).run(), out,
-            err);
+        return (cm, o, e, listening) -> new Udaddy(cm, settings, o, e).run();
     }
 
-    /**
-     * Both roles in this JVM over the in-memory fabric ({@link CmToolRunner#inProcess}).
-     */
-    private int runInProcess(final UdaddySettings settings, final PrintWriter out, final PrintWriter err)
+    /** In process ({@link CmToolRunner#inProcess}): the server binds any address. */
+    @Override
+    public CmToolRunner.Role server(final UdaddySettings settings)
     {
-        final InetAddress serverIp;
-        try
-        {
-            serverIp = null != settings.destination() ? settings.destination() :
-                InetAddress.getByName(InProcessPorts.SERVER_IP);
-        }
-        catch (final UnknownHostException ex)
-        {
-            err.println("roce udaddy: " + ex.getMessage());
-            return EXIT_FAILED;
-        }
-        return CmToolRunner.inProcess("udaddy", link,
-            (cm, o, e, listening) -> new Udaddy(cm, settings.role(true, null).bindTo(null), o, e)
-                .onListening(listening).run(),
-            (cm, o, e, listening) -> new Udaddy(cm, settings.role(false, serverIp).bindTo(null), o, e).run(),
-            out, err);
+        return (cm, o, e, listening) -> new Udaddy(cm, settings.role(true, null).bindTo(null), o, e)
+            .onListening(listening).run();
     }
 
-    private static void usage(final PrintWriter out)
+    /** In process: the client reaches -s, or the server's port of the in-memory fabric. */
+    @Override
+    public CmToolRunner.Role client(final UdaddySettings settings) throws UnknownHostException
+    {
+        final InetAddress serverIp = null != settings.destination() ? settings.destination() :
+            InetAddress.getByName(InProcessPorts.SERVER_IP);
+        return (cm, o, e, listening) -> new Udaddy(cm, settings.role(false, serverIp).bindTo(null), o, e).run();
+    }
+
+    @Override
+    public void usage(final PrintWriter out)
     {
         out.println("usage: udaddy");
         out.println("\t[-s server_address]");

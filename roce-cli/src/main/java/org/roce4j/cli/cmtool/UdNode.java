@@ -1,13 +1,21 @@
 package org.roce4j.cli.cmtool;
 
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
 
 import org.roce4j.cm.rdmacm.RdmaCmId;
+import org.roce4j.ib.AccessFlags;
+import org.roce4j.ib.QpType;
 import org.roce4j.ib.WorkCompletion;
+import org.roce4j.ib.WrOpcode;
 import org.roce4j.verbs.AddressHandle;
 import org.roce4j.verbs.CompletionQueue;
 import org.roce4j.verbs.MemoryRegion;
 import org.roce4j.verbs.ProtectionDomain;
+import org.roce4j.verbs.QpInitAttributes;
+import org.roce4j.verbs.RdmaDevice;
+import org.roce4j.verbs.RecvWorkRequest;
+import org.roce4j.verbs.SendWorkRequest;
 
 /**
  * One UD node of librdmacm's udaddy.c and mckey.c (their struct cmatest_node): its rdma_cm identifier, the verbs
@@ -61,6 +69,121 @@ public final class UdNode
             nodes[i] = new UdNode();
         }
         return nodes;
+    }
+
+    /**
+     * The examples' verify_test_params: a message must fit in the active MTU.
+     *
+     * @param device       the device.
+     * @param messageCount messages per node (none: nothing to check).
+     * @param messageSize  bytes per message.
+     * @param out          the tool's stdout.
+     * @param tool         the tool's name.
+     * @return 0, or {@link CmTool#EINVAL} after "TOOL: message_size N is larger than active mtu M".
+     */
+    public static int verifyTestParams(final RdmaDevice device, final int messageCount, final int messageSize,
+        final PrintWriter out, final String tool)
+    {
+        final int mtu = device.activeMtu().bytes();
+        if (0 != messageCount && messageSize > mtu)
+        {
+            out.println(tool + ": message_size " + messageSize + " is larger than active mtu " + mtu);
+            return CmTool.EINVAL;
+        }
+        return 0;
+    }
+
+    /**
+     * The examples' create_message: no size means no messages.
+     *
+     * @param messageCount messages asked for.
+     * @param messageSize  bytes per message.
+     * @return the messages there are.
+     */
+    public static int messageCount(final int messageCount, final int messageSize)
+    {
+        return 0 == messageSize ? 0 : messageCount;
+    }
+
+    /**
+     * The examples' init_node: a PD, one CQ of twice {@code messageCount} entries (2 without messages), a UD QP on
+     * the node's identifier with {@code messageCount} (at least 1) sends and receives, and, when there are messages
+     * ({@link #messageCount}), a buffer of {@code messageSize} bytes and room for the GRH (create_message).
+     *
+     * @param device       the device.
+     * @param messageCount messages per node.
+     * @param messageSize  bytes per message.
+     * @param err          the tool's stderr.
+     * @param tool         the tool's name.
+     * @return 0, or {@link CmTool#FAILED} after "TOOL: unable to create QP: ...".
+     */
+    public int init(final RdmaDevice device, final int messageCount, final int messageSize, final PrintWriter err,
+        final String tool)
+    {
+        pd = device.allocPd();
+        final int cqe = 0 != messageCount ? messageCount * 2 : 2;
+        cq = device.createCq(cqe);
+        final int depth = 0 != messageCount ? messageCount : 1;
+        try
+        {
+            cmaId.createQp(pd, new QpInitAttributes().qpType(QpType.UD).cq(cq).cap(depth, depth, 1, 1, 0));
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            err.println(tool + ": unable to create QP: " + ex.getMessage());
+            return CmTool.FAILED;
+        }
+        if (0 != messageCount(messageCount, messageSize))
+        {
+            mr = pd.registerMemory(ByteBuffer.allocateDirect(messageSize + WorkCompletion.GRH_BYTES),
+                AccessFlags.LOCAL_WRITE);
+        }
+        return 0;
+    }
+
+    /**
+     * The examples' post_recvs: one receive of a message and its GRH per message.
+     *
+     * @param wrId         the receives' work request id.
+     * @param messageCount how many (0: none).
+     * @param messageSize  bytes per message.
+     */
+    public void postRecvs(final long wrId, final int messageCount, final int messageSize)
+    {
+        if (0 == messageCount)
+        {
+            return;
+        }
+        final RecvWorkRequest wr = new RecvWorkRequest().wrId(wrId).addSge(mr, 0, messageSize +
+            WorkCompletion.GRH_BYTES);
+        for (int i = 0; i < messageCount; i++)
+        {
+            cmaId.qp().postRecv(wr);
+        }
+    }
+
+    /**
+     * The examples' post_sends: SEND_WITH_IMM of each message (the immediate is the QPN) to where the node sends,
+     * once it is connected.
+     *
+     * @param wrId         the sends' work request id.
+     * @param sendFlags    the sends' flags (0: unsignaled).
+     * @param messageCount how many (0: none).
+     * @param messageSize  bytes per message.
+     */
+    public void postSends(final long wrId, final int sendFlags, final int messageCount, final int messageSize)
+    {
+        if (!connected || 0 == messageCount)
+        {
+            return;
+        }
+        final SendWorkRequest wr = new SendWorkRequest().wrId(wrId).opcode(WrOpcode.SEND_WITH_IMM)
+            .sendFlags(sendFlags).immData(cmaId.qp().qpNum()).ud(ah, remoteQpn, remoteQkey)
+            .addSge(mr, 0, messageSize);
+        for (int i = 0; i < messageCount; i++)
+        {
+            cmaId.qp().postSend(wr);
+        }
     }
 
     /** What a tool does with each batch of completions a node's CQ gives. */

@@ -1,7 +1,6 @@
 package org.roce4j.cli.mckey;
 
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
 
 import org.roce4j.cli.cmtool.CmTool;
@@ -9,15 +8,7 @@ import org.roce4j.cli.cmtool.UdNode;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
 import org.roce4j.cm.rdmacm.UdParam;
-import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.AhAttributes;
-import org.roce4j.ib.QpType;
-import org.roce4j.ib.WorkCompletion;
-import org.roce4j.ib.WrOpcode;
-import org.roce4j.verbs.QpInitAttributes;
-import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendWorkRequest;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.mad.RdmaCmServiceId;
 
@@ -36,7 +27,6 @@ import org.roce4j.wire.mad.RdmaCmServiceId;
  */
 public final class Mckey
 {
-    /** One identifier (struct cmatest_node). */
     /** How long the sender waits for its sends to leave without a --timeout. */
     private static final long SEND_WAIT_MS = 10_000;
     /** How often it looks. */
@@ -174,10 +164,9 @@ public final class Mckey
             out.flush();
             for (final UdNode node : nodes)
             {
-                ret = postSends(node);
-                if (0 != ret)
+                if (node.connected)
                 {
-                    return ret;
+                    node.postSends(node.cmaId.qp().qpNum(), 0, messageCount, settings.messageSize());
                 }
             }
             ret = awaitSent();
@@ -212,88 +201,20 @@ public final class Mckey
         }
     }
 
-    private int verifyTestParams()
-    {
-        final int mtu = cm.device().activeMtu().bytes();
-        if (0 != messageCount && settings.messageSize() > mtu)
-        {
-            out.println("mckey: message_size " + settings.messageSize() + " is larger than active mtu " + mtu);
-            return CmTool.EINVAL;
-        }
-        return 0;
-    }
-
-    private int initNode(final UdNode node)
-    {
-        final RdmaDevice device = cm.device();
-        node.pd = device.allocPd();
-        final int cqe = 0 != messageCount ? messageCount * 2 : 2;
-        node.cq = device.createCq(cqe);
-        final int depth = 0 != messageCount ? messageCount : 1;
-        try
-        {
-            node.cmaId.createQp(node.pd, new QpInitAttributes().qpType(QpType.UD).cq(node.cq)
-                .cap(depth, depth, 1, 1, 0));
-        }
-        catch (final IllegalArgumentException | IllegalStateException ex)
-        {
-            err.println("mckey: unable to create QP: " + ex.getMessage());
-            return CmTool.FAILED;
-        }
-        // create_message: no size means no messages.
-        if (0 == settings.messageSize())
-        {
-            messageCount = 0;
-        }
-        if (0 != messageCount)
-        {
-            node.mr = node.pd.registerMemory(
-                ByteBuffer.allocateDirect(settings.messageSize() + WorkCompletion.GRH_BYTES), AccessFlags.LOCAL_WRITE);
-        }
-        return 0;
-    }
-
-    private int postRecvs(final UdNode node)
-    {
-        if (0 == messageCount)
-        {
-            return 0;
-        }
-        final RecvWorkRequest wr = new RecvWorkRequest().wrId(node.cmaId.qp().qpNum())
-            .addSge(node.mr, 0, settings.messageSize() + WorkCompletion.GRH_BYTES);
-        for (int i = 0; i < messageCount; i++)
-        {
-            node.cmaId.qp().postRecv(wr);
-        }
-        return 0;
-    }
-
-    private int postSends(final UdNode node)
-    {
-        if (!node.connected || 0 == messageCount)
-        {
-            return 0;
-        }
-        final SendWorkRequest wr = new SendWorkRequest().wrId(node.cmaId.qp().qpNum()).opcode(WrOpcode.SEND_WITH_IMM)
-            .sendFlags(0).immData(node.cmaId.qp().qpNum()).ud(node.ah, node.remoteQpn, node.remoteQkey)
-            .addSge(node.mr, 0, settings.messageSize());
-        for (int i = 0; i < messageCount; i++)
-        {
-            node.cmaId.qp().postSend(wr);
-        }
-        return 0;
-    }
-
     private int addrHandler(final UdNode node)
     {
-        int ret = verifyTestParams();
+        int ret = UdNode.verifyTestParams(cm.device(), messageCount, settings.messageSize(), out, "mckey");
         if (0 == ret)
         {
-            ret = initNode(node);
+            ret = node.init(cm.device(), messageCount, settings.messageSize(), err, "mckey");
+        }
+        if (0 == ret)
+        {
+            messageCount = UdNode.messageCount(messageCount, settings.messageSize());
         }
         if (0 == ret && !settings.sender())
         {
-            ret = postRecvs(node);
+            node.postRecvs(node.cmaId.qp().qpNum(), messageCount, settings.messageSize());
         }
         if (0 == ret)
         {

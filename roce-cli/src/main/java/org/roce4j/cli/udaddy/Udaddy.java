@@ -3,7 +3,6 @@ package org.roce4j.cli.udaddy;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 
 import org.roce4j.cli.cmtool.CmTool;
 import org.roce4j.cli.cmtool.UdNode;
@@ -11,17 +10,10 @@ import org.roce4j.cm.rdmacm.ConnParam;
 import org.roce4j.cm.rdmacm.RdmaCm;
 import org.roce4j.cm.rdmacm.RdmaCmEvent;
 import org.roce4j.cm.rdmacm.RdmaCmId;
-import org.roce4j.ib.AccessFlags;
 import org.roce4j.ib.QpAttrMask;
 import org.roce4j.ib.QpAttributes;
-import org.roce4j.ib.QpType;
 import org.roce4j.ib.SendFlags;
 import org.roce4j.ib.WorkCompletion;
-import org.roce4j.ib.WrOpcode;
-import org.roce4j.verbs.QpInitAttributes;
-import org.roce4j.verbs.RdmaDevice;
-import org.roce4j.verbs.RecvWorkRequest;
-import org.roce4j.verbs.SendWorkRequest;
 
 /**
  * rdma-core's udaddy (librdmacm/examples/udaddy.c) on roce4j: UD "connections" through rdma_cm's UDP port space
@@ -37,7 +29,6 @@ import org.roce4j.verbs.SendWorkRequest;
  */
 public final class Udaddy
 {
-    /** One connection (struct cmatest_node). */
     private final RdmaCm cm;
     private final UdaddySettings settings;
     private final PrintWriter out;
@@ -163,11 +154,7 @@ public final class Udaddy
                 out.flush();
                 for (final UdNode node : nodes)
                 {
-                    ret = postSends(node, SendFlags.SIGNALED);
-                    if (0 != ret)
-                    {
-                        return ret;
-                    }
+                    node.postSends(0, SendFlags.SIGNALED, messageCount, settings.messageSize());
                 }
                 ret = pollCqs();
                 if (0 != ret)
@@ -214,11 +201,7 @@ public final class Udaddy
             out.flush();
             for (final UdNode node : nodes)
             {
-                ret = postSends(node, 0);
-                if (0 != ret)
-                {
-                    return ret;
-                }
+                node.postSends(0, 0, messageCount, settings.messageSize());
             }
             out.println("receiving data transfers");
             out.flush();
@@ -232,89 +215,18 @@ public final class Udaddy
         return 0;
     }
 
-    private int verifyTestParams()
-    {
-        final int mtu = cm.device().activeMtu().bytes();
-        if (0 != messageCount && settings.messageSize() > mtu)
-        {
-            out.println("udaddy: message_size " + settings.messageSize() + " is larger than active mtu " + mtu);
-            return CmTool.EINVAL;
-        }
-        return 0;
-    }
-
-    private int initNode(final UdNode node)
-    {
-        final RdmaDevice device = cm.device();
-        node.pd = device.allocPd();
-        final int cqe = 0 != messageCount ? messageCount * 2 : 2;
-        node.cq = device.createCq(cqe);
-        final int depth = 0 != messageCount ? messageCount : 1;
-        try
-        {
-            node.cmaId.createQp(node.pd, new QpInitAttributes().qpType(QpType.UD).cq(node.cq)
-                .cap(depth, depth, 1, 1, 0));
-        }
-        catch (final IllegalArgumentException | IllegalStateException ex)
-        {
-            err.println("udaddy: unable to create QP: " + ex.getMessage());
-            return CmTool.FAILED;
-        }
-        // create_message: no size means no messages.
-        if (0 == settings.messageSize())
-        {
-            messageCount = 0;
-        }
-        if (0 != messageCount)
-        {
-            node.mr = node.pd.registerMemory(
-                ByteBuffer.allocateDirect(settings.messageSize() + WorkCompletion.GRH_BYTES), AccessFlags.LOCAL_WRITE);
-        }
-        return 0;
-    }
-
-    private int postRecvs(final UdNode node)
-    {
-        if (0 == messageCount)
-        {
-            return 0;
-        }
-        final RecvWorkRequest wr = new RecvWorkRequest().wrId(0)
-            .addSge(node.mr, 0, settings.messageSize() + WorkCompletion.GRH_BYTES);
-        for (int i = 0; i < messageCount; i++)
-        {
-            node.cmaId.qp().postRecv(wr);
-        }
-        return 0;
-    }
-
-    private int postSends(final UdNode node, final int signalFlag)
-    {
-        if (!node.connected || 0 == messageCount)
-        {
-            return 0;
-        }
-        final SendWorkRequest wr = new SendWorkRequest().wrId(0).opcode(WrOpcode.SEND_WITH_IMM)
-            .sendFlags(signalFlag).immData(node.cmaId.qp().qpNum()).ud(node.ah, node.remoteQpn, node.remoteQkey)
-            .addSge(node.mr, 0, settings.messageSize());
-        for (int i = 0; i < messageCount; i++)
-        {
-            node.cmaId.qp().postSend(wr);
-        }
-        return 0;
-    }
-
     /** What both route_handler and connect_handler do first: verify_test_params, init_node, post_recvs. */
     private int prepareNode(final UdNode node)
     {
-        int ret = verifyTestParams();
+        int ret = UdNode.verifyTestParams(cm.device(), messageCount, settings.messageSize(), out, "udaddy");
         if (0 == ret)
         {
-            ret = initNode(node);
+            ret = node.init(cm.device(), messageCount, settings.messageSize(), err, "udaddy");
         }
         if (0 == ret)
         {
-            ret = postRecvs(node);
+            messageCount = UdNode.messageCount(messageCount, settings.messageSize());
+            node.postRecvs(0, messageCount, settings.messageSize());
         }
         return ret;
     }

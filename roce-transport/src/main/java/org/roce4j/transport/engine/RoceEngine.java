@@ -327,14 +327,6 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @return number of QPs (without the GSI QP).
-     */
-    public int qpCount()
-    {
-        return qpControl.count();
-    }
-
-    /**
      * Apply attributes (engine thread). The caller has validated the transition and the mask against the
      * transition table; this applies the values, resolves the address vector and performs the state change.
      *
@@ -435,14 +427,6 @@ final class RoceEngine implements Agent
         mrTable.deregister(region);
     }
 
-    /**
-     * @return number of registered memory regions.
-     */
-    public int memoryRegionCount()
-    {
-        return mrTable.size();
-    }
-
     // ------------------------------------------------------------------------------------------------------------
     // Observation
     // ------------------------------------------------------------------------------------------------------------
@@ -488,42 +472,6 @@ final class RoceEngine implements Agent
     }
 
     /**
-     * @param index 0 .. {@link #gidTableLength()} - 1.
-     * @return high 64 bits of that GID.
-     */
-    public long gidHigh(final int index)
-    {
-        return gids.high(index);
-    }
-
-    /**
-     * @param index 0 .. {@link #gidTableLength()} - 1.
-     * @return low 64 bits of that GID.
-     */
-    public long gidLow(final int index)
-    {
-        return gids.low(index);
-    }
-
-    /**
-     * @return size of the GID table as rxe builds it: the link-local GID, one IPv4-mapped GID per IPv4 address of the
-     *     link, then its global IPv6 addresses.
-     */
-    public int gidTableLength()
-    {
-        return gids.length();
-    }
-
-    /**
-     * @return the GID table, entry by entry with its kind, e.g. {@code 0 link-local fe80::ff:fe00:1, 1 IPv4-mapped
-     *     ::ffff:10.0.0.1, 2 IPv6 fd00:77::1}.
-     */
-    public String gidTableListing()
-    {
-        return gids.listing();
-    }
-
-    /**
      * @return the last exception an engine bug raised while processing a frame, or null.
      */
     public Throwable lastInternalError()
@@ -537,14 +485,6 @@ final class RoceEngine implements Agent
     public NanoClock clock()
     {
         return clock;
-    }
-
-    /**
-     * @return true when no work is scheduled and no timer is armed: a quiet engine.
-     */
-    public boolean isIdle()
-    {
-        return runQueue.isEmpty() && timers.isEmpty() && doorbells.isEmpty() && commands.isEmpty();
     }
 
     /**

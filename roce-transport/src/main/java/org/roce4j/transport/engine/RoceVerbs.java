@@ -178,7 +178,7 @@ final class RoceVerbs implements DeviceOps
     /** {@inheritDoc} */
     public String gidTableListing()
     {
-        return engine.gidTableListing();
+        return engine.gids.listing();
     }
 
     /** {@inheritDoc} */

@@ -124,7 +124,7 @@ final class EnginePair
         attr.destQpNum = remoteQpn;
         attr.rqPsn = rqPsn;
         attr.sqPsn = sqPsn;
-        attr.ahAttr.dgid(remote.gidHigh(1), remote.gidLow(1)).sgidIndex(1).hopLimit(64);
+        attr.ahAttr.dgid(remote.gids.high(1), remote.gids.low(1)).sgidIndex(1).hopLimit(64);
         attr.minRnrTimer = 1;
         attr.timeout = 14;
         attr.retryCnt = 7;

@@ -92,7 +92,7 @@ final class ReliabilityPair
         attr.rqPsn = rqPsn;
         attr.maxDestRdAtomic = 4;
         attr.minRnrTimer = 1;
-        attr.ahAttr.dgid(remote.gidHigh(1), remote.gidLow(1)).sgidIndex(1);
+        attr.ahAttr.dgid(remote.gids.high(1), remote.gids.low(1)).sgidIndex(1);
         local.modifyQp(qp, attr, QpAttrMask.STATE | QpAttrMask.AV | QpAttrMask.PATH_MTU | QpAttrMask.DEST_QPN |
             QpAttrMask.RQ_PSN | QpAttrMask.MAX_DEST_RD_ATOMIC | QpAttrMask.MIN_RNR_TIMER);
         attr.qpState = QpState.RTS;

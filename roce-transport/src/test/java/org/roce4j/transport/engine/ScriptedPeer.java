@@ -250,13 +250,13 @@ final class ScriptedPeer extends PeerFrames
     /** {@inheritDoc} */
     long engineGidHigh()
     {
-        return engine.gidHigh(0);
+        return engine.gids.high(0);
     }
 
     /** {@inheritDoc} */
     long engineGidLow()
     {
-        return engine.gidLow(0);
+        return engine.gids.low(0);
     }
 
     // ---- running and observing ---------------------------------------------------------------------------------
