@@ -34,10 +34,12 @@ import org.roce4j.wire.header.AethHeader;
  * conform peer's own frames on that QP. After the scenario the exchange is finished as a client finishes it, so the
  * tool exits and its loop starts it again for the next scenario.
  *
- * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barriers it posts them between), and
- * is brought to the end of its run after the verdict ({@link #finish}). What a tool cannot give makes the scenario
- * SKIP, naming what is missing (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read,
- * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
+ * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barrier before them), and
+ * is brought to the end of its run after the verdict ({@link #finish}); its region, registered without any remote
+ * right behind a QP that allows remote write, is the region without remote write of
+ * {@code responder.mr-without-remote-write}. What a tool cannot give makes the scenario SKIP, naming what is missing
+ * (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read, a region without remote
+ * access against another tool), or, for a part beyond the rule the verdict judges, is reported as not checked
  * (reading or writing the DUT's memory, its completions).
  */
 public final class RemoteDut extends StockToolDut
@@ -64,7 +66,7 @@ public final class RemoteDut extends StockToolDut
     private PerftestDest local;
     private PerftestSysData sys;
     private int mtuBytes;
-    /** ib_send_bw: the barriers before its run not passed yet, so its server has posted no receive. */
+    /** ib_send_bw: the barrier before its receives not passed yet, so its server has posted none. */
     private boolean barriersPending;
     private DutQp qp;
 
@@ -131,9 +133,16 @@ public final class RemoteDut extends StockToolDut
                 "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
         }
         final int dutIp = (int)remote.gidLow();
+        final int regionBytes = tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize());
+        // ib_send_bw registers its region with LOCAL_WRITE only (perftest_resources.c create_single_mr: the remote
+        // right is its verb's, and a SEND has none) while its QP allows remote write (ctx_modify_qp_to_init, case
+        // SEND: REMOTE_WRITE | LOCAL_WRITE), and its record still names the region's R_Key and VA: a WRITE into it
+        // passes the QP's check and meets the region's (rxe_resp.c check_rkey).
+        final boolean localOnly = RemoteTool.SEND_BW == tool;
         qp = new DutQp(QpType.RC, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
-            mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
-            PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
+            mtuBytes, remote.vaddr(), remote.rkey(), regionBytes, localOnly ? remote.vaddr() : 0,
+            localOnly ? remote.rkey() : 0, localOnly ? regionBytes : 0, PERFTEST_TIMEOUT, PERFTEST_RETRY,
+            PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
         return qp;
     }
 
@@ -173,21 +182,18 @@ public final class RemoteDut extends StockToolDut
         local = new PerftestDest(0, PEER_OUT_READS, peer.qpn(), peer.psn(), 0, 0L, Gid.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow(), 0);
         final PerftestDest remote = session.exchangeDests(new PerftestDest[] {local})[0];
-        if (RemoteTool.SEND_BW == tool)
-        {
-            // ib_send_bw posts its receives after the first barrier: both wait for the scenario's first receive
-            // (postRecv), so that until then its QP, at RTS once it has connected, has none posted.
-            barriersPending = true;
-            return remote;
-        }
         // The barrier after ctx_connect: once it returns, the DUT's QP is at RTR towards the peer.
         session.handShake(local);
+        // ib_send_bw posts its receives only after the next barrier (send_bw.c: ctx_connect, ctx_hand_shake,
+        // ctx_hand_shake, ctx_set_recv_wqes, ctx_hand_shake): it waits for the scenario's first receive (postRecv),
+        // so that until then the DUT's QP is at RTR with none posted.
+        barriersPending = RemoteTool.SEND_BW == tool;
         return remote;
     }
 
     /**
      * ib_send_bw posts its own receives, {@link RemoteTool#SEND_BW_RECEIVE_BYTES} bytes each, once the peer passes
-     * the barriers before its run (send_bw.c); the scenario's first receive passes them, later ones are already there.
+     * the barrier before them (send_bw.c); the scenario's first receive passes it, later ones are already there.
      * Another tool posts none.
      */
     @Override
@@ -204,8 +210,8 @@ public final class RemoteDut extends StockToolDut
         }
         try
         {
-            // The barrier after ctx_connect, then the one after ctx_set_recv_wqes: the receives are posted.
-            session.handShake(local);
+            // The barrier before ctx_set_recv_wqes: once it returns, the receives are posted (or being posted: a SEND
+            // that meets none yet is sent again past its RNR NAK).
             session.handShake(local);
             barriersPending = false;
         }

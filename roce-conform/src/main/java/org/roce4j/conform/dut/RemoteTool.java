@@ -25,8 +25,10 @@ public enum RemoteTool
     ATOMIC_BW("ib_atomic_bw", 1, 8, ""),
     /**
      * ib_send_bw: receives of {@value #SEND_BW_RECEIVE_BYTES} bytes (-s), for the SEND scenarios. Its server posts
-     * them between the exchange's two barriers (send_bw.c: ctx_connect, ctx_hand_shake, ctx_set_recv_wqes,
-     * ctx_hand_shake), so until the peer passes the barriers its QP is at RTS with no receive posted.
+     * them after the second barrier that follows ctx_connect (send_bw.c: ctx_connect, ctx_hand_shake,
+     * ctx_hand_shake, ctx_set_recv_wqes, ctx_hand_shake), so until the peer passes it its QP is at RTR with no
+     * receive posted. Its region has no remote right while its QP allows remote write: the region without remote
+     * write.
      */
     SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES),
     /** ib_read_bw: a region with remote read only (no remote write), for the READ scenarios. */
@@ -66,6 +68,7 @@ public enum RemoteTool
         Map.entry("responder.duplicate-send", SEND_BW),
         Map.entry("responder.send-longer-than-receive", SEND_BW),
         Map.entry("responder.send-without-receive-rnr", SEND_BW),
+        Map.entry("responder.mr-without-remote-write", SEND_BW),
         Map.entry("responder.duplicate-read", READ_BW),
         Map.entry("responder.duplicate-read-shorter", READ_BW),
         Map.entry("responder.reads-beyond-resources", READ_BW),

@@ -205,17 +205,27 @@ final class PerftestServerLoop implements AutoCloseable
     }
 
     /**
-     * send_bw.c's one-way server: receives posted, the second barrier, then the run, which ends here at the first
-     * receive completing with an error (the conform peer's SEND longer than the receive ends it so).
+     * send_bw.c's one-way server: a barrier, receives posted, a barrier, then the run, which ends here at the first
+     * receive completing with an error (the conform peer's SEND longer than the receive ends it so), or where the
+     * peer drops the connection.
      */
     private void runSendServer(final PerftestSession session, final PerftestDest local, final QueuePair qp)
         throws IOException
     {
+        // send_bw.c: the barrier that prints the remote record, ctx_set_recv_wqes, the barrier before the run. A peer
+        // that drops the connection at a barrier ends the run there (perftest exits, its loop starts it again).
+        if (!barrierPassed(session, local))
+        {
+            return;
+        }
         for (int i = 0; i < SEND_RECEIVES; i++)
         {
             qp.postRecv(recvWr.reset().wrId(i).addSge(region, i * tool.sizeBytes(), tool.sizeBytes()));
         }
-        session.handShake(local);
+        if (!barrierPassed(session, local))
+        {
+            return;
+        }
         final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
         while (deadlineNs - System.nanoTime() > 0)
         {
@@ -228,6 +238,22 @@ final class PerftestServerLoop implements AutoCloseable
             Thread.onSpinWait();
         }
         throw new IOException("no receive completed with an error within " + TIMEOUT);
+    }
+
+    /**
+     * @return true when the barrier passed, false when the peer closed the connection instead.
+     */
+    private static boolean barrierPassed(final PerftestSession session, final PerftestDest local)
+    {
+        try
+        {
+            session.handShake(local);
+            return true;
+        }
+        catch (final IOException closed)
+        {
+            return false;
+        }
     }
 
     @Override
