@@ -1,8 +1,12 @@
 package org.roce4j.conform.dut;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.ConformContext;
@@ -69,6 +73,8 @@ public final class RemoteDut extends StockToolDut
     /** ib_send_bw: the barrier before its receives not passed yet, so its server has posted none. */
     private boolean barriersPending;
     private DutQp qp;
+    /** ib_send_bw -c UD: the closing barrier, begun once its run began; done when the server came to it. */
+    private CompletableFuture<Void> runEnd;
 
     /**
      * @param config where the DUT's loops are.
@@ -106,9 +112,10 @@ public final class RemoteDut extends StockToolDut
             throw new ConformSkip("the DUT as requester: its client would have to run in a loop against roce4j " +
                 "(not implemented yet); a server loop posts no work");
         }
-        if (!rc)
+        if (rc == (RemoteTool.SEND_UD == tool))
         {
-            throw new ConformSkip("a UD QP on the DUT: the server loops run RC QPs (not implemented yet)");
+            throw new ConformSkip(rc ? "an RC QP from " + tool + "'s loop, which runs a UD QP" :
+                "a UD QP on the DUT: " + tool + "'s loop runs an RC QP (ib_send_bw -c UD's loop runs the UD scenario)");
         }
         final PerftestDest remote;
         try
@@ -139,8 +146,8 @@ public final class RemoteDut extends StockToolDut
         // SEND: REMOTE_WRITE | LOCAL_WRITE), and its record still names the region's R_Key and VA: a WRITE into it
         // passes the QP's check and meets the region's (rxe_resp.c check_rkey).
         final boolean localOnly = RemoteTool.SEND_BW == tool;
-        qp = new DutQp(QpType.RC, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
-            mtuBytes, remote.vaddr(), remote.rkey(), regionBytes, localOnly ? remote.vaddr() : 0,
+        qp = new DutQp(rc ? QpType.RC : QpType.UD, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(),
+            remote.psn(), mtuBytes, remote.vaddr(), remote.rkey(), regionBytes, localOnly ? remote.vaddr() : 0,
             localOnly ? remote.rkey() : 0, localOnly ? regionBytes : 0, PERFTEST_TIMEOUT, PERFTEST_RETRY,
             PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
         return qp;
@@ -187,7 +194,7 @@ public final class RemoteDut extends StockToolDut
         // ib_send_bw posts its receives only after the next barrier (send_bw.c: ctx_connect, ctx_hand_shake,
         // ctx_hand_shake, ctx_set_recv_wqes, ctx_hand_shake): it waits for the scenario's first receive (postRecv),
         // so that until then the DUT's QP is at RTR with none posted.
-        barriersPending = RemoteTool.SEND_BW == tool;
+        barriersPending = RemoteTool.SEND_BW == tool || RemoteTool.SEND_UD == tool;
         return remote;
     }
 
@@ -199,7 +206,7 @@ public final class RemoteDut extends StockToolDut
     @Override
     public void postRecv(final long wrId, final int offset, final int length)
     {
-        if (RemoteTool.SEND_BW != tool)
+        if (RemoteTool.SEND_BW != tool && RemoteTool.SEND_UD != tool)
         {
             throw new ConformSkip("posting a receive on the DUT: " + tool + " posts none (the SEND scenarios run " +
                 "against ib_send_bw's loop)");
@@ -214,11 +221,77 @@ public final class RemoteDut extends StockToolDut
             // that meets none yet is sent again past its RNR NAK).
             session.handShake(local);
             barriersPending = false;
+            if (RemoteTool.SEND_UD == tool)
+            {
+                beginUdRun();
+            }
         }
         catch (final IOException ex)
         {
             disconnect();
             throw new IllegalStateException("cannot pass " + config.describe(tool) + "'s barriers: " + ex, ex);
+        }
+    }
+
+    /**
+     * ib_send_bw -c UD: the barrier before its run (its receives are posted), then the closing one begun at once on
+     * a thread of its own: a one-way server reads the client's record first (perftest_communication.c
+     * ctx_hand_shake), so it answers only once its run ended, after {@link #receivesPerRun} receives.
+     */
+    private void beginUdRun() throws IOException
+    {
+        session.handShake(local);
+        final PerftestSession exchange = session;
+        final PerftestDest record = local;
+        runEnd = CompletableFuture.runAsync(() ->
+        {
+            try
+            {
+                exchange.handShake(record);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        }, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "conform-ud-run-end");
+            thread.setDaemon(true);
+            thread.start();
+        });
+    }
+
+    @Override
+    public int receivesPerRun()
+    {
+        return RemoteTool.SEND_UD == tool ? RemoteTool.CLIENT_ITERATIONS : 0;
+    }
+
+    @Override
+    public boolean runEnded(final long withinNs)
+    {
+        if (null == runEnd)
+        {
+            throw new ConformSkip("the end of the DUT's run: " + tool + " shows none to the peer");
+        }
+        try
+        {
+            runEnd.get(Math.max(withinNs, config.waitFloorNs()), TimeUnit.NANOSECONDS);
+            return true;
+        }
+        catch (final TimeoutException ex)
+        {
+            return false;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + config.describe(tool), ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException(config.describe(tool) + " broke its exchange instead of ending its run: " +
+                ex.getCause(), ex.getCause());
         }
     }
 
@@ -273,6 +346,17 @@ public final class RemoteDut extends StockToolDut
     @Override
     public void finish(final ConformContext context)
     {
+        if (RemoteTool.SEND_UD == tool && null != runEnd && !runEnd.isDone())
+        {
+            // The UD server waits for its -n receives: as many SENDs again, so it has them and its loop starts it again
+            // (those it does not need meet its QP after it, or no QP, and are dropped).
+            final ConformContext after = context.afterwards();
+            for (int i = 0; i < RemoteTool.CLIENT_ITERATIONS; i++)
+            {
+                after.send(Frames.udSend(after, qp.qkey(), new byte[tool.sizeBytes()]));
+            }
+            return;
+        }
         if (RemoteTool.SEND_BW != tool || barriersPending || null == qp)
         {
             return;
@@ -308,6 +392,12 @@ public final class RemoteDut extends StockToolDut
     {
         if (null == session)
         {
+            return;
+        }
+        if (RemoteTool.SEND_UD == tool)
+        {
+            // Its closing barrier was begun with the run (ctx_close_connection's "done" follows it): nothing to add.
+            disconnect();
             return;
         }
         if (RemoteTool.SEND_BW == tool)
