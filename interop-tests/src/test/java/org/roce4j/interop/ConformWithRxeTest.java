@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * {@code roce conform} against rxe in the guest, driven only by stock tools (issue 17 points 2 and 6): the guest runs
  * the perftest server loops the run asks for ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18515; done},
- * ib_atomic_bw's on 18516 and ib_send_bw's, with -s 64, on 18517), roce4j connects through their exchange for each
+ * ib_atomic_bw's on 18516, ib_send_bw's, with -s 64, on 18517, ib_read_bw's on 18518 and ib_send_bw -c UD -s 64 -n 5's
+ * on 18519), roce4j connects through their exchange for each
  * scenario (through QEMU's port forwarding) and sends the scenario's own frames over the tunnel. For the DUT as
  * requester the guest runs perftest clients in loops ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18525 -s 64 -n 5
  * -t 1 10.0.2.2; done}, ib_read_bw's on 18526, ib_send_bw's on 18527) towards the run's listeners on the host's
@@ -42,7 +44,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * ({@code src/test/resources/conform/rxe-expected.txt}, which says why each is what it is): a changed verdict fails.
  */
 @RxePeerTest(hostfwd = {RemoteDutConfig.DEFAULT_PORT, RemoteDutConfig.DEFAULT_PORT + 1,
-    RemoteDutConfig.DEFAULT_PORT + 2, RemoteDutConfig.DEFAULT_PORT + 3}, hostAccess = true, expectedCaseSeconds = 150)
+    RemoteDutConfig.DEFAULT_PORT + 2, RemoteDutConfig.DEFAULT_PORT + 3, RemoteDutConfig.DEFAULT_PORT + 4},
+    hostAccess = true, expectedCaseSeconds = 150)
 class ConformWithRxeTest
 {
     private static final String EXPECTED = "/conform/rxe-expected.txt";
@@ -124,7 +127,8 @@ class ConformWithRxeTest
 
     private static String loopName(final RemoteTool tool)
     {
-        return "conform-" + tool.command().replace('_', '-') + (tool.client() ? "-client" : "");
+        // One name per loop: ib_send_bw runs two server loops (RC and UD).
+        return "conform-" + tool.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /**

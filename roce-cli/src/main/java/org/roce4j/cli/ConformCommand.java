@@ -53,8 +53,8 @@ import picocli.CommandLine.Spec;
             "exchange as perftest's server and answers their requests as a misbehaving responder (the run prints " +
             "every loop it needs). A part of a rule the tools cannot show (the payload in the DUT's memory, a " +
             "completion's status) is reported as not checked beside the verdict of what was observed, and a " +
-            "scenario that needs what they cannot give (work no client loop posts; a UD QP; a READ of a region " +
-            "without remote read) SKIPs with the reason.",
+            "scenario that needs what they cannot give (work no client loop posts; a READ of a region without " +
+            "remote read) SKIPs with the reason.",
         "Exit codes: 0 no FAIL; 1 at least one FAIL; 2 usage error."})
 public final class ConformCommand implements Callable<Integer>
 {
@@ -108,7 +108,8 @@ public final class ConformCommand implements Callable<Integer>
 
     @Option(names = "-p", paramLabel = "PORT",
         description = "the remote DUT's first control port: ib_write_bw's loop; ib_atomic_bw's listens on PORT + 1, " +
-            "ib_send_bw's on PORT + 2, ib_read_bw's on PORT + 3 (default: 18515, perftest's)")
+            "ib_send_bw's on PORT + 2, ib_read_bw's on PORT + 3, ib_send_bw -c UD's on PORT + 4 (default: 18515, " +
+            "perftest's)")
     private Integer port;
 
     @Option(names = "--listen", paramLabel = "PORT",

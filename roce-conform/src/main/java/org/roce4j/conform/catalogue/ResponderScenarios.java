@@ -460,11 +460,54 @@ public final class ResponderScenarios
             .steps(Steps.connectUd(), Steps.postRecv(1, 0, 1024),
                 Steps.send("UD SEND with the wrong Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey() ^ 1, DATA)),
                 Steps.advance(SILENCE_NS),
-                Steps.verify("no receive completed", ctx -> Checks.that(ctx.completions().isEmpty(),
-                    "a UD SEND with the wrong Q_Key was received: " + ctx.completions())),
+                Steps.verify("the wrong Q_Key's SEND took no receive", ResponderScenarios::noReceiveTaken),
                 Steps.send("UD SEND with the right Q_Key", ctx -> Frames.udSend(ctx, ctx.qp().qkey(), DATA)),
-                Steps.completion(1, WcStatus.SUCCESS))
+                Steps.verify("the right Q_Key's SEND received", ResponderScenarios::lastSendReceived))
             .build();
+    }
+
+    /**
+     * No receive completed after the UD SEND with the wrong Q_Key. A DUT whose completions are not seen but whose tool
+     * ends its run after N receives where the peer sees it (ib_send_bw -c UD -n N) shows it so: after the wrong SEND
+     * and N - 1 good ones its run has not ended.
+     */
+    private static void noReceiveTaken(final ConformContext ctx)
+    {
+        if (ctx.dut().showsCompletions())
+        {
+            Checks.that(ctx.completions().isEmpty(), "a UD SEND with the wrong Q_Key was received: " +
+                ctx.completions());
+            return;
+        }
+        final int perRun = ctx.dut().receivesPerRun();
+        if (0 == perRun)
+        {
+            throw new ConformSkip("whether the DUT received a UD SEND: its tool shows neither its completions nor " +
+                "the end of a run");
+        }
+        for (int i = 1; i < perRun; i++)
+        {
+            ctx.send(Frames.udSend(ctx, ctx.qp().qkey(), DATA));
+        }
+        Checks.that(!ctx.dut().runEnded(SILENCE_NS), "the DUT's tool ended its run of " + perRun + " receives " +
+            "after the wrong Q_Key's SEND and " + (perRun - 1) + " good ones: the wrong one was received");
+        ctx.note("after the wrong Q_Key's SEND and " + (perRun - 1) + " good UD SENDs the DUT's tool, whose run " +
+            "ends after " + perRun + " receives, had not ended it: the wrong one took no receive");
+    }
+
+    /** The UD SEND with the right Q_Key was received: its completion, or the tool's run ending at it. */
+    private static void lastSendReceived(final ConformContext ctx)
+    {
+        if (ctx.dut().showsCompletions())
+        {
+            Checks.that(ctx.completions().stream().anyMatch(c -> 1 == c.wrId() && WcStatus.SUCCESS == c.status()),
+                "the UD SEND with the right Q_Key completed no receive: " + ctx.completions());
+            return;
+        }
+        Checks.that(ctx.dut().runEnded(RESPONSE_NS), "the DUT's tool did not end its run of " +
+            ctx.dut().receivesPerRun() + " receives at the last good UD SEND: a good SEND was not received");
+        ctx.note("the DUT's tool ended its run at the " + ctx.dut().receivesPerRun() + "th good UD SEND: every " +
+            "good one was received");
     }
 
     static Scenario ackReqAnswered()

@@ -93,6 +93,25 @@ public interface Dut extends AutoCloseable
     }
 
     /**
+     * @return the receives after which the DUT's tool ends its run where the peer sees it ({@link #runEnded}: a
+     *     perftest UD server's -n), 0 when the DUT shows no such end.
+     */
+    default int receivesPerRun()
+    {
+        return 0;
+    }
+
+    /**
+     * @param withinNs how long to wait for it.
+     * @return true when the DUT's tool ended its run (it received {@link #receivesPerRun} messages) within the wait.
+     * @throws org.roce4j.conform.ConformSkip when the DUT shows no such end ({@link #receivesPerRun} is 0).
+     */
+    default boolean runEnded(final long withinNs)
+    {
+        throw new org.roce4j.conform.ConformSkip("the end of the DUT's run: its tool does not show it");
+    }
+
+    /**
      * @throws org.roce4j.conform.ConformSkip when the DUT's exposed region has no remote read right (a READ of it can
      *     only be refused).
      */

@@ -1,8 +1,12 @@
 package org.roce4j.conform.dut;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.roce4j.conform.CapturedFrame;
 import org.roce4j.conform.ConformContext;
@@ -34,10 +38,12 @@ import org.roce4j.wire.header.AethHeader;
  * conform peer's own frames on that QP. After the scenario the exchange is finished as a client finishes it, so the
  * tool exits and its loop starts it again for the next scenario.
  *
- * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barriers it posts them between), and
- * is brought to the end of its run after the verdict ({@link #finish}). What a tool cannot give makes the scenario
- * SKIP, naming what is missing (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read,
- * a region without remote access), or, for a part beyond the rule the verdict judges, is reported as not checked
+ * <p>ib_send_bw's server posts its own receives ({@link #postRecv} passes the barrier before them), and
+ * is brought to the end of its run after the verdict ({@link #finish}); its region, registered without any remote
+ * right behind a QP that allows remote write, is the region without remote write of
+ * {@code responder.mr-without-remote-write}. What a tool cannot give makes the scenario SKIP, naming what is missing
+ * (posting sends on its QP, its QP state, a UD QP, a READ of a region without remote read, a region without remote
+ * access against another tool), or, for a part beyond the rule the verdict judges, is reported as not checked
  * (reading or writing the DUT's memory, its completions).
  */
 public final class RemoteDut extends StockToolDut
@@ -64,9 +70,11 @@ public final class RemoteDut extends StockToolDut
     private PerftestDest local;
     private PerftestSysData sys;
     private int mtuBytes;
-    /** ib_send_bw: the barriers before its run not passed yet, so its server has posted no receive. */
+    /** ib_send_bw: the barrier before its receives not passed yet, so its server has posted none. */
     private boolean barriersPending;
     private DutQp qp;
+    /** ib_send_bw -c UD: the closing barrier, begun once its run began; done when the server came to it. */
+    private CompletableFuture<Void> runEnd;
 
     /**
      * @param config where the DUT's loops are.
@@ -104,9 +112,10 @@ public final class RemoteDut extends StockToolDut
             throw new ConformSkip("the DUT as requester: its client would have to run in a loop against roce4j " +
                 "(not implemented yet); a server loop posts no work");
         }
-        if (!rc)
+        if (rc == (RemoteTool.SEND_UD == tool))
         {
-            throw new ConformSkip("a UD QP on the DUT: the server loops run RC QPs (not implemented yet)");
+            throw new ConformSkip(rc ? "an RC QP from " + tool + "'s loop, which runs a UD QP" :
+                "a UD QP on the DUT: " + tool + "'s loop runs an RC QP (ib_send_bw -c UD's loop runs the UD scenario)");
         }
         final PerftestDest remote;
         try
@@ -131,9 +140,16 @@ public final class RemoteDut extends StockToolDut
                 "IPv4-mapped: the conform peer crafts IPv4 frames; give the loop the RoCEv2 IPv4 GID's index (-x)");
         }
         final int dutIp = (int)remote.gidLow();
-        qp = new DutQp(QpType.RC, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(), remote.psn(),
-            mtuBytes, remote.vaddr(), remote.rkey(), tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize()), 0, 0, 0,
-            PERFTEST_TIMEOUT, PERFTEST_RETRY, PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
+        final int regionBytes = tool.regionBytes(sys.cycleBuffer(), sys.cacheLineSize());
+        // ib_send_bw registers its region with LOCAL_WRITE only (perftest_resources.c create_single_mr: the remote
+        // right is its verb's, and a SEND has none) while its QP allows remote write (ctx_modify_qp_to_init, case
+        // SEND: REMOTE_WRITE | LOCAL_WRITE), and its record still names the region's R_Key and VA: a WRITE into it
+        // passes the QP's check and meets the region's (rxe_resp.c check_rkey).
+        final boolean localOnly = RemoteTool.SEND_BW == tool;
+        qp = new DutQp(rc ? QpType.RC : QpType.UD, new LinkAddress(waits.resolveMac(dutIp), dutIp), remote.qpn(),
+            remote.psn(), mtuBytes, remote.vaddr(), remote.rkey(), regionBytes, localOnly ? remote.vaddr() : 0,
+            localOnly ? remote.rkey() : 0, localOnly ? regionBytes : 0, PERFTEST_TIMEOUT, PERFTEST_RETRY,
+            PERFTEST_MIN_RNR_TIMER, PERFTEST_QKEY, remote.outReads());
         return qp;
     }
 
@@ -173,27 +189,24 @@ public final class RemoteDut extends StockToolDut
         local = new PerftestDest(0, PEER_OUT_READS, peer.qpn(), peer.psn(), 0, 0L, Gid.IPV4_MAPPED_HIGH,
             peer.address().ipv4MappedLow(), 0);
         final PerftestDest remote = session.exchangeDests(new PerftestDest[] {local})[0];
-        if (RemoteTool.SEND_BW == tool)
-        {
-            // ib_send_bw posts its receives after the first barrier: both wait for the scenario's first receive
-            // (postRecv), so that until then its QP, at RTS once it has connected, has none posted.
-            barriersPending = true;
-            return remote;
-        }
         // The barrier after ctx_connect: once it returns, the DUT's QP is at RTR towards the peer.
         session.handShake(local);
+        // ib_send_bw posts its receives only after the next barrier (send_bw.c: ctx_connect, ctx_hand_shake,
+        // ctx_hand_shake, ctx_set_recv_wqes, ctx_hand_shake): it waits for the scenario's first receive (postRecv),
+        // so that until then the DUT's QP is at RTR with none posted.
+        barriersPending = RemoteTool.SEND_BW == tool || RemoteTool.SEND_UD == tool;
         return remote;
     }
 
     /**
      * ib_send_bw posts its own receives, {@link RemoteTool#SEND_BW_RECEIVE_BYTES} bytes each, once the peer passes
-     * the barriers before its run (send_bw.c); the scenario's first receive passes them, later ones are already there.
+     * the barrier before them (send_bw.c); the scenario's first receive passes it, later ones are already there.
      * Another tool posts none.
      */
     @Override
     public void postRecv(final long wrId, final int offset, final int length)
     {
-        if (RemoteTool.SEND_BW != tool)
+        if (RemoteTool.SEND_BW != tool && RemoteTool.SEND_UD != tool)
         {
             throw new ConformSkip("posting a receive on the DUT: " + tool + " posts none (the SEND scenarios run " +
                 "against ib_send_bw's loop)");
@@ -204,15 +217,81 @@ public final class RemoteDut extends StockToolDut
         }
         try
         {
-            // The barrier after ctx_connect, then the one after ctx_set_recv_wqes: the receives are posted.
-            session.handShake(local);
+            // The barrier before ctx_set_recv_wqes: once it returns, the receives are posted (or being posted: a SEND
+            // that meets none yet is sent again past its RNR NAK).
             session.handShake(local);
             barriersPending = false;
+            if (RemoteTool.SEND_UD == tool)
+            {
+                beginUdRun();
+            }
         }
         catch (final IOException ex)
         {
             disconnect();
             throw new IllegalStateException("cannot pass " + config.describe(tool) + "'s barriers: " + ex, ex);
+        }
+    }
+
+    /**
+     * ib_send_bw -c UD: the barrier before its run (its receives are posted), then the closing one begun at once on
+     * a thread of its own: a one-way server reads the client's record first (perftest_communication.c
+     * ctx_hand_shake), so it answers only once its run ended, after {@link #receivesPerRun} receives.
+     */
+    private void beginUdRun() throws IOException
+    {
+        session.handShake(local);
+        final PerftestSession exchange = session;
+        final PerftestDest record = local;
+        runEnd = CompletableFuture.runAsync(() ->
+        {
+            try
+            {
+                exchange.handShake(record);
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException(ex);
+            }
+        }, runnable ->
+        {
+            final Thread thread = new Thread(runnable, "conform-ud-run-end");
+            thread.setDaemon(true);
+            thread.start();
+        });
+    }
+
+    @Override
+    public int receivesPerRun()
+    {
+        return RemoteTool.SEND_UD == tool ? RemoteTool.CLIENT_ITERATIONS : 0;
+    }
+
+    @Override
+    public boolean runEnded(final long withinNs)
+    {
+        if (null == runEnd)
+        {
+            throw new ConformSkip("the end of the DUT's run: " + tool + " shows none to the peer");
+        }
+        try
+        {
+            runEnd.get(Math.max(withinNs, config.waitFloorNs()), TimeUnit.NANOSECONDS);
+            return true;
+        }
+        catch (final TimeoutException ex)
+        {
+            return false;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for " + config.describe(tool), ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException(config.describe(tool) + " broke its exchange instead of ending its run: " +
+                ex.getCause(), ex.getCause());
         }
     }
 
@@ -267,6 +346,17 @@ public final class RemoteDut extends StockToolDut
     @Override
     public void finish(final ConformContext context)
     {
+        if (RemoteTool.SEND_UD == tool && null != runEnd && !runEnd.isDone())
+        {
+            // The UD server waits for its -n receives: as many SENDs again, so it has them and its loop starts it again
+            // (those it does not need meet its QP after it, or no QP, and are dropped).
+            final ConformContext after = context.afterwards();
+            for (int i = 0; i < RemoteTool.CLIENT_ITERATIONS; i++)
+            {
+                after.send(Frames.udSend(after, qp.qkey(), new byte[tool.sizeBytes()]));
+            }
+            return;
+        }
         if (RemoteTool.SEND_BW != tool || barriersPending || null == qp)
         {
             return;
@@ -302,6 +392,12 @@ public final class RemoteDut extends StockToolDut
     {
         if (null == session)
         {
+            return;
+        }
+        if (RemoteTool.SEND_UD == tool)
+        {
+            // Its closing barrier was begun with the run (ctx_close_connection's "done" follows it): nothing to add.
+            disconnect();
             return;
         }
         if (RemoteTool.SEND_BW == tool)

@@ -25,12 +25,22 @@ public enum RemoteTool
     ATOMIC_BW("ib_atomic_bw", 1, 8, ""),
     /**
      * ib_send_bw: receives of {@value #SEND_BW_RECEIVE_BYTES} bytes (-s), for the SEND scenarios. Its server posts
-     * them between the exchange's two barriers (send_bw.c: ctx_connect, ctx_hand_shake, ctx_set_recv_wqes,
-     * ctx_hand_shake), so until the peer passes the barriers its QP is at RTS with no receive posted.
+     * them after the second barrier that follows ctx_connect (send_bw.c: ctx_connect, ctx_hand_shake,
+     * ctx_hand_shake, ctx_set_recv_wqes, ctx_hand_shake), so until the peer passes it its QP is at RTR with no
+     * receive posted. Its region has no remote right while its QP allows remote write: the region without remote
+     * write.
      */
     SEND_BW("ib_send_bw", 2, RemoteTool.SEND_BW_RECEIVE_BYTES, " -s " + RemoteTool.SEND_BW_RECEIVE_BYTES),
     /** ib_read_bw: a region with remote read only (no remote write), for the READ scenarios. */
     READ_BW("ib_read_bw", 3, 65_536, ""),
+    /**
+     * ib_send_bw -c UD: a UD QP with perftest's Q_Key (DEFF_QKEY 0x11111111, ctx_modify_qp_to_init) and receives
+     * of {@value #SEND_BW_RECEIVE_BYTES} bytes plus the GRH; its run ends after {@value #CLIENT_ITERATIONS} receives
+     * (-n), and its server then comes to the closing barrier (send_bw.c run_iter_bw_server, ctx_close_connection):
+     * that is what the conform peer sees of its receives.
+     */
+    SEND_UD("ib_send_bw", 4, RemoteTool.SEND_BW_RECEIVE_BYTES, " -c UD -s " + RemoteTool.SEND_BW_RECEIVE_BYTES +
+        " -n " + RemoteTool.CLIENT_ITERATIONS),
     /**
      * ib_write_bw as client (the DUT as requester): WRITEs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time
      * (-t 1: perftest posts the next WRITE only once the last one completed, so its next WRITE at the next PSN shows
@@ -49,7 +59,10 @@ public enum RemoteTool
     public static final int SEND_BW_RECEIVE_BYTES = 64;
     /** The message size of the client loops (the DUT as requester): one packet at any path MTU. */
     public static final int CLIENT_MESSAGE_BYTES = 64;
-    /** Iterations of each client run: perftest's least (5), so the run after a scenario ends soon. */
+    /**
+     * Iterations of each client run and of the UD server's run: perftest's least (5), so the run after a scenario
+     * ends soon.
+     */
     public static final int CLIENT_ITERATIONS = 5;
     /** The options of every client loop: its size, its iterations, one request outstanding (tx depth 1). */
     private static final String CLIENT_OPTIONS = " -s " + CLIENT_MESSAGE_BYTES + " -n " + CLIENT_ITERATIONS +
@@ -66,6 +79,8 @@ public enum RemoteTool
         Map.entry("responder.duplicate-send", SEND_BW),
         Map.entry("responder.send-longer-than-receive", SEND_BW),
         Map.entry("responder.send-without-receive-rnr", SEND_BW),
+        Map.entry("responder.mr-without-remote-write", SEND_BW),
+        Map.entry("responder.ud-wrong-qkey-dropped", SEND_UD),
         Map.entry("responder.duplicate-read", READ_BW),
         Map.entry("responder.duplicate-read-shorter", READ_BW),
         Map.entry("responder.reads-beyond-resources", READ_BW),

@@ -75,7 +75,7 @@ final class PerftestServerLoop implements AutoCloseable
         final int remoteRight = switch (tool)
         {
             case ATOMIC_BW -> AccessFlags.REMOTE_ATOMIC;
-            case SEND_BW -> 0;
+            case SEND_BW, SEND_UD -> 0;
             case READ_BW -> AccessFlags.REMOTE_READ;
             default -> AccessFlags.REMOTE_WRITE;
         };
@@ -170,7 +170,8 @@ final class PerftestServerLoop implements AutoCloseable
     {
         final PerftestSession session = PerftestSession.open(PerftestTcpConnector.server(listener, true, TIMEOUT),
             PerftestVersion.LOCAL, Duration.ZERO);
-        final QueuePair qp = pd.createQp(new QpInitAttributes().qpType(QpType.RC).cq(cq));
+        final boolean ud = RemoteTool.SEND_UD == tool;
+        final QueuePair qp = pd.createQp(new QpInitAttributes().qpType(ud ? QpType.UD : QpType.RC).cq(cq));
         try
         {
             session.exchangeSysData(PerftestSysData.DEFAULT);
@@ -178,7 +179,7 @@ final class PerftestServerLoop implements AutoCloseable
             final QpSetup setup = new QpSetup().mtu(mtu).accessFlags(AccessFlags.REMOTE_WRITE |
                 AccessFlags.REMOTE_READ | AccessFlags.REMOTE_ATOMIC).timeout(RemoteDut.PERFTEST_TIMEOUT)
                 .retries(RemoteDut.PERFTEST_RETRY, RemoteDut.PERFTEST_RETRY)
-                .minRnrTimer(RemoteDut.PERFTEST_MIN_RNR_TIMER);
+                .minRnrTimer(RemoteDut.PERFTEST_MIN_RNR_TIMER).qkey(RemoteDut.PERFTEST_QKEY);
             setup.toInit(qp);
             final int psn = 0x00AB_C000 + served();
             final PerftestDest local = new PerftestDest(0, outReads, qp.qpNum(), psn, region.rkey(),
@@ -187,7 +188,7 @@ final class PerftestServerLoop implements AutoCloseable
             setup.readAtomicDepths(remote.outReads(), outReads);
             setup.toRts(qp, psn, remote.toQpInfo());
             session.handShake(local);
-            if (RemoteTool.SEND_BW == tool)
+            if (RemoteTool.SEND_BW == tool || ud)
             {
                 runSendServer(session, local, qp);
                 return;
@@ -205,29 +206,66 @@ final class PerftestServerLoop implements AutoCloseable
     }
 
     /**
-     * send_bw.c's one-way server: receives posted, the second barrier, then the run, which ends here at the first
-     * receive completing with an error (the conform peer's SEND longer than the receive ends it so).
+     * send_bw.c's one-way server: a barrier, receives posted, a barrier, then the run, which ends here at the first
+     * receive completing with an error (the conform peer's SEND longer than the receive ends it so), or where the
+     * peer drops the connection.
      */
     private void runSendServer(final PerftestSession session, final PerftestDest local, final QueuePair qp)
         throws IOException
     {
+        // send_bw.c: the barrier that prints the remote record, ctx_set_recv_wqes, the barrier before the run. A peer
+        // that drops the connection at a barrier ends the run there (perftest exits, its loop starts it again).
+        if (!barrierPassed(session, local))
+        {
+            return;
+        }
+        // A UD receive holds the GRH before the payload (perftest's UD_ADDITION).
+        final int receiveBytes = tool.sizeBytes() + (QpType.UD == qp.type() ? WorkCompletion.GRH_BYTES : 0);
         for (int i = 0; i < SEND_RECEIVES; i++)
         {
-            qp.postRecv(recvWr.reset().wrId(i).addSge(region, i * tool.sizeBytes(), tool.sizeBytes()));
+            qp.postRecv(recvWr.reset().wrId(i).addSge(region, i * receiveBytes, receiveBytes));
         }
-        session.handShake(local);
+        if (!barrierPassed(session, local))
+        {
+            return;
+        }
+        int received = 0;
         final long deadlineNs = System.nanoTime() + TIMEOUT.toNanos();
         while (deadlineNs - System.nanoTime() > 0)
         {
             // The CQ outlives each run's QP: the receives an earlier run's QP flushed are no part of this one.
-            if (1 == cq.poll(completions) && qp.qpNum() == completions[0].qpNum() &&
-                WcStatus.SUCCESS != completions[0].status())
+            if (1 == cq.poll(completions) && qp.qpNum() == completions[0].qpNum())
             {
-                return;
+                if (WcStatus.SUCCESS != completions[0].status())
+                {
+                    return;
+                }
+                // ib_send_bw -c UD -n N: its run ends at the Nth receive, then ctx_close_connection.
+                if (QpType.UD == qp.type() && RemoteTool.CLIENT_ITERATIONS == ++received)
+                {
+                    session.close(local);
+                    return;
+                }
             }
             Thread.onSpinWait();
         }
         throw new IOException("no receive completed with an error within " + TIMEOUT);
+    }
+
+    /**
+     * @return true when the barrier passed, false when the peer closed the connection instead.
+     */
+    private static boolean barrierPassed(final PerftestSession session, final PerftestDest local)
+    {
+        try
+        {
+            session.handShake(local);
+            return true;
+        }
+        catch (final IOException closed)
+        {
+            return false;
+        }
     }
 
     @Override

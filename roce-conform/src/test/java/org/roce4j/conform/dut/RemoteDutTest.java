@@ -57,13 +57,13 @@ class RemoteDutTest
         expected.put("responder.duplicate-send", Verdict.PASS);
         expected.put("responder.send-longer-than-receive", Verdict.PASS);
         expected.put("responder.send-without-receive-rnr", Verdict.PASS);
-        expected.put("responder.ud-wrong-qkey-dropped", Verdict.SKIP);
+        expected.put("responder.mr-without-remote-write", Verdict.PASS);
+        expected.put("responder.ud-wrong-qkey-dropped", Verdict.PASS);
         expected.put("responder.wrong-destination-ip-dropped", Verdict.SKIP);
         expected.put("responder.zero-length-write-bad-rkey", Verdict.PASS);
         expected.put("congestion.cnp-harmless", Verdict.PASS);
         expected.put("requester.nak-sequence-go-back-n", Verdict.SKIP);
         final Map<String, String> skipWords = Map.of(
-            "responder.ud-wrong-qkey-dropped", "a UD QP on the DUT",
             "responder.wrong-destination-ip-dropped", "the DUT's MAC is not known",
             "requester.nak-sequence-go-back-n", "the DUT as requester: a WRITE of 4 path MTUs posted on the DUT");
         final List<Scenario> scenarios = new ArrayList<>();
@@ -76,7 +76,8 @@ class RemoteDutTest
             // Both tools on one device would be two ports of one address: ib_atomic_bw's loop gets its own address.
             try (PerftestServerLoop atomic = new PerftestServerLoop("10.0.78.3", RemoteTool.ATOMIC_BW);
                 PerftestServerLoop send = new PerftestServerLoop("10.0.78.4", RemoteTool.SEND_BW);
-                PerftestServerLoop read = new PerftestServerLoop("10.0.78.5", RemoteTool.READ_BW))
+                PerftestServerLoop read = new PerftestServerLoop("10.0.78.5", RemoteTool.READ_BW);
+                PerftestServerLoop ud = new PerftestServerLoop("10.0.78.6", RemoteTool.SEND_UD))
             {
                 final RemoteDutConfig config = new RemoteDutConfig("127.0.0.1", RemoteDutConfig.DEFAULT_PORT,
                     tool -> switch (tool)
@@ -84,6 +85,7 @@ class RemoteDutTest
                         case ATOMIC_BW -> atomic.port();
                         case SEND_BW -> send.port();
                         case READ_BW -> read.port();
+                        case SEND_UD -> ud.port();
                         default -> write.port();
                     }, "roce4j", 1, Duration.ofSeconds(10), WAIT_FLOOR_NS);
                 final List<ScenarioResult> results = new ScenarioRunner(RemoteTestbed.factory(config, link, listeners),
@@ -112,7 +114,14 @@ class RemoteDutTest
                 assertEquals(10, write.awaitServed(10), "ib_write_bw loop connections");
                 assertEquals(2, read.awaitServed(2), "ib_read_bw loop connections");
                 assertEquals(List.of(), read.errors(), "the read loop's exchanges");
-                assertEquals(3, send.awaitServed(3), "ib_send_bw loop connections");
+                // The UD loop's run ended at its 5th receive: the wrong Q_Key's SEND took none.
+                assertEquals(1, ud.awaitServed(1), "ib_send_bw -c UD loop connections");
+                assertEquals(List.of(), ud.errors(), "the UD loop's exchanges");
+                final ScenarioResult qkey = results.get(List.copyOf(expected.keySet())
+                    .indexOf("responder.ud-wrong-qkey-dropped"));
+                assertTrue(qkey.findings().toString().contains("had not ended it: the wrong one took no receive"),
+                    "the UD run's end as the observation: " + qkey.findings());
+                assertEquals(4, send.awaitServed(4), "ib_send_bw loop connections");
                 final ScenarioResult sequence = results.get(List.copyOf(expected.keySet())
                     .indexOf("responder.psn-sequence-error"));
                 assertEquals(List.of("payload, needs reading the DUT's memory: ib_write_bw does not show it, and " +
@@ -151,6 +160,8 @@ class RemoteDutTest
             config.needs(Catalogue.named("responder.duplicate-atomic")));
         assertEquals("while :; do ib_send_bw -d mlx5_0 -x 3 -p 18517 -s 64; done",
             config.needs(Catalogue.named("responder.send-longer-than-receive")));
+        assertEquals("while :; do ib_send_bw -d mlx5_0 -x 3 -p 18519 -c UD -s 64 -n 5; done",
+            config.needs(Catalogue.named("responder.ud-wrong-qkey-dropped")));
         assertEquals("while :; do ib_write_bw -d mlx5_0 -x 3 -p 18525 -s 64 -n 5 -t 1 ROCE4J_IP; done",
             config.needs(Catalogue.named("requester.lost-ack-retransmit")));
         assertEquals("while :; do ib_read_bw -d mlx5_0 -x 3 -p 18526 -s 64 -n 5 -t 1 192.168.1.10; done",
@@ -173,7 +184,7 @@ class RemoteDutTest
         }
         assertEquals(8, requesters, "requester scenarios a client loop serves");
         assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW, RemoteTool.READ_BW,
-            RemoteTool.WRITE_CLIENT,
+            RemoteTool.SEND_UD, RemoteTool.WRITE_CLIENT,
             RemoteTool.READ_CLIENT, RemoteTool.SEND_CLIENT), List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
     }
 }
