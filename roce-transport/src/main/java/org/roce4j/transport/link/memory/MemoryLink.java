@@ -468,13 +468,15 @@ public final class MemoryLink implements Link
     /**
      * @return true when the frame left the port now (so it counts as a later frame for reordered ones).
      */
-    private boolean egressWithFaults(final MemoryLink destination, final int length)
+    private boolean egressWithFaults(final MemoryLink destination, final int decidedLength)
     {
-        faults.decide(frame, staging, 0, length, destination.address.ipv4());
+        faults.decide(frame, staging, 0, decidedLength, destination.address.ipv4());
         if (faults.dropped())
         {
             return false;
         }
+        // A rewrite happens in the staging area itself, which holds a frame of up to maxFrameLength.
+        final int length = faults.mutates() ? faults.mutate(staging, 0, decidedLength, staging) : decidedLength;
         final long extraNs = faults.verdictDelayNs();
         final boolean delayed = extraNs > 0;
         final int laterFrames = faults.reorderFrames();
