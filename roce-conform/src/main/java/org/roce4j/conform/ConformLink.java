@@ -1,45 +1,52 @@
 package org.roce4j.conform;
 
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.DirectBuffer;
+import org.roce4j.transport.link.ForwardingLink;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.Link;
-import org.roce4j.transport.link.LinkAddress;
-import org.roce4j.transport.link.LinkCounters;
+import org.roce4j.transport.link.fault.FaultObserver;
+import org.roce4j.transport.link.fault.FaultRule;
+import org.roce4j.transport.link.fault.FaultyLink;
 
 /**
  * The conform peer's link: a decorator over any {@link Link} that records every frame in both directions into a
- * {@link Capture} and applies the scenario's {@link FrameRule}s (drop, mutate, delay, duplicate) to the frames that
- * match them. Frames going out are {@link Direction#TO_DUT}, frames coming in {@link Direction#FROM_DUT}.
+ * {@link Capture}, with its time and the fault done to it. Frames going out are {@link Direction#TO_DUT}, frames
+ * coming in {@link Direction#FROM_DUT}.
+ *
+ * <p>The faults themselves are the link fault layer's: the scenario's {@link FrameRule}s become {@link FaultRule}s of
+ * a {@link FaultyLink} around the link, which drops, holds and releases, duplicates and rewrites the frames and counts
+ * them (INJECTED_*). This link watches it as its {@link FaultObserver} and keeps only what is conform's own: the
+ * capture the checkers read, and the runner's timestamps.
  *
  * <p>It is a test instrument, not a data path: it copies and allocates per frame so every frame can be kept.
- * It is deliberately small, so the links' own fault and capture decorators can replace it once they are on main.
  */
-public final class ConformLink implements Link
+public final class ConformLink extends ForwardingLink implements FaultObserver
 {
-    private static final int MAX_FRAME = 16384;
+    /**
+     * Seed of the fault layer's random streams: conform rules draw nothing (no probabilities, no random profile), so
+     * any constant does; a fixed one keeps a run repeatable should one ever draw.
+     */
+    private static final long SEED = 0xC0F0_12A1L;
+    private static final String RELEASED = "released after delay";
 
     private final Link inner;
+    private final FaultyLink faults;
     private final LongSupplier clockNs;
     private final Capture capture;
-    private final UnsafeBuffer staging = new UnsafeBuffer(new byte[MAX_FRAME]);
     private final List<FrameRule> rules = new ArrayList<>();
-    private final List<Held> held = new ArrayList<>();
-    private final List<byte[]> ready = new ArrayList<>();
+    private final Map<FaultRule, FrameRule> byFault = new IdentityHashMap<>();
     /**
      * When the poll before the current one began: a frame from the DUT that the current poll finds arrived after
      * that, and no earlier (the runner's clock reads it only when it polls).
      */
     private long previousPollNs;
-
-    private record Held(long dueNs, Direction direction, byte[] frame)
-    {
-    }
+    private int releasedToDut;
 
     /**
      * @param inner   the link to the DUT (in-memory fabric port, tunnel, UDP, pcap).
@@ -48,20 +55,29 @@ public final class ConformLink implements Link
      */
     public ConformLink(final Link inner, final LongSupplier clockNs, final Capture capture)
     {
+        super(new FaultyLink(inner, clockNs::getAsLong, SEED, "conform rules"));
         this.inner = inner;
+        this.faults = (FaultyLink)delegate;
         this.clockNs = clockNs;
         this.capture = capture;
         this.previousPollNs = clockNs.getAsLong();
+        faults.observe(this);
     }
 
     /**
-     * Add a fault rule; rules are tried in the order added and the first that takes a frame decides.
+     * Add a fault rule; rules of one direction are tried in the order added and the first that takes a frame
+     * decides.
      *
      * @param rule the rule.
      */
     public void addRule(final FrameRule rule)
     {
+        final Direction direction = rule.direction();
+        final FaultRule fault = rule.faultRule(frame -> capture.peek(clockNs.getAsLong(), direction, bytes(
+            frame.buffer(), frame.frameOffset(), frame.frameLength())));
+        byFault.put(fault, rule);
         rules.add(rule);
+        (Direction.TO_DUT == direction ? faults.transmitFaults() : faults.receiveFaults()).addRule(fault);
     }
 
     /**
@@ -88,97 +104,31 @@ public final class ConformLink implements Link
      */
     public void sendFrame(final byte[] frame)
     {
-        outbound(frame);
-        inner.flush();
+        int index = faults.tryClaim(frame.length);
+        if (index < 0)
+        {
+            faults.flush();
+            index = faults.tryClaim(frame.length);
+            if (index < 0)
+            {
+                throw new IllegalStateException("link " + inner.name() + " is full");
+            }
+        }
+        faults.sendBuffer().putBytes(index, frame);
+        faults.commit(index, frame.length);
+        faults.flush();
     }
 
     /**
-     * Release delayed frames whose time has come, both ways.
+     * Send the frames to the DUT whose delay is over (those from the DUT go on at the next {@link #poll}).
      *
      * @return number released.
      */
     public int releaseDue()
     {
-        final long now = clockNs.getAsLong();
-        int released = 0;
-        final Iterator<Held> it = held.iterator();
-        while (it.hasNext())
-        {
-            final Held h = it.next();
-            if (h.dueNs() <= now)
-            {
-                it.remove();
-                released++;
-                capture.add(now, h.direction(), h.frame(), "released after delay");
-                if (Direction.TO_DUT == h.direction())
-                {
-                    forward(h.frame());
-                }
-                else
-                {
-                    ready.add(h.frame());
-                }
-            }
-        }
-        if (released > 0)
-        {
-            inner.flush();
-        }
-        return released;
-    }
-
-    private void outbound(final byte[] frame)
-    {
-        for (final byte[] out : apply(Direction.TO_DUT, frame))
-        {
-            forward(out);
-        }
-    }
-
-    private void forward(final byte[] frame)
-    {
-        if (!inner.send(new UnsafeBuffer(frame), 0, frame.length))
-        {
-            inner.flush();
-            if (!inner.send(new UnsafeBuffer(frame), 0, frame.length))
-            {
-                throw new IllegalStateException("link " + inner.name() + " is full");
-            }
-        }
-    }
-
-    /** Apply the first matching rule; record the frame; return what is to be delivered now. */
-    private List<byte[]> apply(final Direction direction, final byte[] frame)
-    {
-        final long now = clockNs.getAsLong();
-        final long earliest = Direction.FROM_DUT == direction ? previousPollNs : now;
-        final CapturedFrame parsed = capture.peek(now, direction, frame);
-        for (final FrameRule rule : rules)
-        {
-            if (rule.takes(direction, parsed))
-            {
-                switch (rule.action())
-                {
-                    case DROP:
-                        capture.add(earliest, now, direction, frame, rule.note());
-                        return List.of();
-                    case DELAY:
-                        capture.add(earliest, now, direction, frame, rule.note());
-                        held.add(new Held(now + rule.delayNs(), direction, frame));
-                        return List.of();
-                    case DUPLICATE:
-                        capture.add(earliest, now, direction, frame, null);
-                        capture.add(earliest, now, direction, frame, rule.note());
-                        return List.of(frame, frame);
-                    default:
-                        final byte[] mutated = rule.mutate(frame);
-                        capture.add(earliest, now, direction, mutated, rule.note());
-                        return List.of(mutated);
-                }
-            }
-        }
-        capture.add(earliest, now, direction, frame, null);
-        return List.of(frame);
+        releasedToDut = 0;
+        faults.flush();
+        return releasedToDut;
     }
 
     @Override
@@ -188,95 +138,43 @@ public final class ConformLink implements Link
     }
 
     @Override
-    public LinkAddress address()
-    {
-        return inner.address();
-    }
-
-    @Override
-    public int mtu()
-    {
-        return inner.mtu();
-    }
-
-    @Override
-    public boolean verifiesIcrc()
-    {
-        return inner.verifiesIcrc();
-    }
-
-    @Override
-    public int tryClaim(final int maxLength)
-    {
-        if (maxLength > MAX_FRAME)
-        {
-            throw new IllegalArgumentException("frame of " + maxLength + " bytes exceeds " + MAX_FRAME);
-        }
-        return 0;
-    }
-
-    @Override
-    public MutableDirectBuffer sendBuffer()
-    {
-        return staging;
-    }
-
-    @Override
-    public void commit(final int index, final int length)
-    {
-        final byte[] frame = new byte[length];
-        staging.getBytes(index, frame);
-        outbound(frame);
-    }
-
-    @Override
-    public void abort(final int index)
-    {
-    }
-
-    @Override
-    public int flush()
-    {
-        return inner.flush();
-    }
-
-    @Override
-    public void resolve(final int ipv4)
-    {
-        inner.resolve(ipv4);
-    }
-
-    @Override
     public int poll(final FrameHandler handler, final int maxFrames)
     {
         releaseDue();
         final long pollNs = clockNs.getAsLong();
-        inner.poll((buffer, offset, length) ->
-        {
-            final byte[] frame = new byte[length];
-            buffer.getBytes(offset, frame);
-            ready.addAll(apply(Direction.FROM_DUT, frame));
-        }, maxFrames);
+        final int delivered = faults.poll(handler, maxFrames);
         previousPollNs = pollNs;
-        int delivered = 0;
-        while (delivered < maxFrames && !ready.isEmpty())
-        {
-            final byte[] frame = ready.remove(0);
-            handler.onFrame(new UnsafeBuffer(frame), 0, frame.length);
-            delivered++;
-        }
         return delivered;
     }
 
     @Override
-    public LinkCounters counters()
+    public void onDecided(final boolean transmit, final DirectBuffer buffer, final int offset, final int length,
+        final FaultRule fired)
     {
-        return inner.counters();
+        final Direction direction = transmit ? Direction.TO_DUT : Direction.FROM_DUT;
+        final long now = clockNs.getAsLong();
+        final long earliest = transmit ? now : previousPollNs;
+        final byte[] frame = bytes(buffer, offset, length);
+        final FrameRule rule = null == fired ? null : byFault.get(fired);
+        if (null != rule && FrameRule.Action.DUPLICATE == rule.action())
+        {
+            capture.add(earliest, now, direction, frame, null);
+        }
+        capture.add(earliest, now, direction, frame, null == rule ? null : rule.note());
     }
 
     @Override
-    public void close()
+    public void onReleased(final boolean transmit, final DirectBuffer buffer, final int offset, final int length)
     {
-        inner.close();
+        capture.add(clockNs.getAsLong(), transmit ? Direction.TO_DUT : Direction.FROM_DUT,
+            bytes(buffer, offset, length), RELEASED);
+        releasedToDut += transmit ? 1 : 0;
+    }
+
+    private static byte[] bytes(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final byte[] frame = new byte[length];
+        buffer.getBytes(offset, frame);
+        return frame;
     }
 }

@@ -1,11 +1,18 @@
 package org.roce4j.conform;
 
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
+
+import org.agrona.MutableDirectBuffer;
+import org.roce4j.transport.link.fault.FaultRule;
+import org.roce4j.transport.link.fault.FrameView;
 
 /**
  * A fault the {@link ConformLink} applies to the next frames that match a filter in one direction: drop, mutate,
- * delay or duplicate them. A rule fires {@code count} times, then retires.
+ * delay or duplicate them. A rule fires {@code count} times, then retires. It is the scenario's word for a fault;
+ * the work is the link fault layer's ({@link FaultRule}, installed by the conform link), so frames are dropped,
+ * held and released, duplicated and rewritten in one place for every link and counted there (INJECTED_*).
  */
 public final class FrameRule
 {
@@ -69,10 +76,11 @@ public final class FrameRule
     private final Direction direction;
     private final FrameFilter filter;
     private final Action action;
+    private final int count;
     private final long delayNs;
     private final String mutationName;
     private final UnaryOperator<byte[]> mutation;
-    private int remaining;
+    private FaultRule installed;
 
     private FrameRule(final Direction direction, final FrameFilter filter, final Action action, final int count,
         final long delayNs, final String mutationName, final UnaryOperator<byte[]> mutation)
@@ -84,7 +92,7 @@ public final class FrameRule
         {
             throw new IllegalArgumentException("a frame rule fires at least once, count=" + count);
         }
-        this.remaining = count;
+        this.count = count;
         this.delayNs = delayNs;
         this.mutationName = mutationName;
         this.mutation = mutation;
@@ -144,19 +152,58 @@ public final class FrameRule
             Objects.requireNonNull(mutation, "mutation"));
     }
 
-    boolean takes(final Direction dir, final CapturedFrame frame)
+    /**
+     * The link fault layer's rule that does this one's work: the same action on the next {@code count} frames its
+     * filter matches, the filter reading each frame as the capture parses it. Made once, when the conform link
+     * installs the rule on the direction's {@link org.roce4j.transport.link.fault.FaultInjector}.
+     *
+     * @param parse reads a frame the fault layer is deciding as a captured frame, for the filter.
+     * @return the fault rule, not yet installed.
+     */
+    FaultRule faultRule(final Function<FrameView, CapturedFrame> parse)
     {
-        if (remaining > 0 && direction == dir && filter.matches(frame))
+        if (null != installed)
         {
-            remaining--;
-            return true;
+            throw new IllegalStateException("rule already installed: " + this);
         }
-        return false;
+        final FaultRule rule;
+        switch (action)
+        {
+            case DROP:
+                rule = FaultRule.drop();
+                break;
+            case DUPLICATE:
+                rule = FaultRule.duplicate();
+                break;
+            case DELAY:
+                rule = FaultRule.delay(delayNs);
+                break;
+            default:
+                rule = FaultRule.mutate(this::rewrite);
+                break;
+        }
+        installed = rule.matching(frame -> filter.matches(parse.apply(frame))).times(count);
+        return installed;
     }
 
-    boolean spent()
+    /** The mutation works on a copy of the frame as bytes: a test instrument's rewrite, not a data path. */
+    private int rewrite(final MutableDirectBuffer buffer, final int offset, final int length, final int capacity)
     {
-        return 0 == remaining;
+        final byte[] frame = new byte[length];
+        buffer.getBytes(offset, frame);
+        final byte[] mutated = mutation.apply(frame);
+        if (mutated.length > capacity)
+        {
+            throw new IllegalStateException("mutation '" + mutationName + "' made a frame of " + mutated.length +
+                " bytes, the link holds " + capacity);
+        }
+        buffer.putBytes(offset, mutated);
+        return mutated.length;
+    }
+
+    Direction direction()
+    {
+        return direction;
     }
 
     Action action()
@@ -164,14 +211,17 @@ public final class FrameRule
         return action;
     }
 
-    long delayNs()
+    /**
+     * @return true once the rule has fired its {@code count} times.
+     */
+    boolean spent()
     {
-        return delayNs;
+        return null != installed && installed.isExhausted();
     }
 
-    byte[] mutate(final byte[] frame)
+    private long remaining()
     {
-        return mutation.apply(frame.clone());
+        return null == installed ? count : installed.remaining();
     }
 
     /**
@@ -197,7 +247,7 @@ public final class FrameRule
     @Override
     public String toString()
     {
-        return action.name().toLowerCase(java.util.Locale.ROOT) + " " + remaining + " x " + direction + " " +
+        return action.name().toLowerCase(java.util.Locale.ROOT) + " " + remaining() + " x " + direction + " " +
             filter.description();
     }
 }

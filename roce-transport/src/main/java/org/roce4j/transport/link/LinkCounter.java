@@ -50,5 +50,7 @@ public enum LinkCounter
     /** Frames delayed or reordered by fault injection. */
     INJECTED_DELAYS,
     /** Frames marked Congestion Experienced by fault injection (ECN bits of the IP header set to 11). */
-    INJECTED_ECN_MARKS
+    INJECTED_ECN_MARKS,
+    /** Frames rewritten by a fault rule's mutation ({@code FaultAction.MUTATE}). */
+    INJECTED_MUTATIONS
 }

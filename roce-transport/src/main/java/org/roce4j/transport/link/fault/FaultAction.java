@@ -27,5 +27,10 @@ public enum FaultAction
     /** Deliver the frame only once the fabric clock has advanced by the rule's delay ({@code INJECTED_DELAYS}). */
     DELAY,
     /** Hold the frame back until a number of later frames have left the port ({@code INJECTED_DELAYS}). */
-    REORDER
+    REORDER,
+    /**
+     * Rewrite the frame with the rule's {@link FrameMutator} (any change, the length included), on a copy the link
+     * keeps for it ({@code INJECTED_MUTATIONS}).
+     */
+    MUTATE
 }

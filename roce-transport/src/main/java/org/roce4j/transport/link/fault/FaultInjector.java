@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.link.LinkCounter;
@@ -86,6 +87,8 @@ public final class FaultInjector
     private int verdictCopies;
     private long verdictDelayNs;
     private int verdictReorder;
+    private FaultRule verdictRule;
+    private FrameMutator verdictMutator;
     private long reorders;
 
     /**
@@ -399,6 +402,7 @@ public final class FaultInjector
         boolean corruptIcrc = false;
         boolean corruptPayload = false;
         boolean ecn = false;
+        FrameMutator mutator = null;
         SplittableRandom firedRandom = ruleRandom;
 
         final FaultRule rule = rules.fire(frame, destination, clock);
@@ -430,6 +434,9 @@ public final class FaultInjector
                     break;
                 case REORDER:
                     reorder = rule.amount();
+                    break;
+                case MUTATE:
+                    mutator = rule.mutator();
                     break;
                 default:
                     throw new IllegalStateException("unhandled action " + rule.action());
@@ -468,8 +475,10 @@ public final class FaultInjector
         {
             corruptor.corruptPayload(frame, buffer, firedRandom);
         }
+        verdictRule = rule;
         verdictDrop = drop;
         verdictCorrupted = corruptBits > 0 || corruptIcrc || corruptPayload;
+        verdictMutator = drop ? null : mutator;
         if (drop)
         {
             count(LinkCounter.INJECTED_DROPS, 1);
@@ -489,6 +498,10 @@ public final class FaultInjector
         if (extraCopies > 0)
         {
             count(LinkCounter.INJECTED_DUPLICATES, extraCopies);
+        }
+        if (null != mutator)
+        {
+            count(LinkCounter.INJECTED_MUTATIONS, 1);
         }
         verdictCopies = 1 + extraCopies;
         verdictDelayNs = delay;
@@ -523,6 +536,47 @@ public final class FaultInjector
     {
         final double kindRate = rate[kind];
         return kindRate > 0.0 && decision[kind].nextDouble() < kindRate;
+    }
+
+    /**
+     * @return the rule that acted on the last decided frame, or null when none did.
+     */
+    public FaultRule firedRule()
+    {
+        return verdictRule;
+    }
+
+    /**
+     * @return true when the last decided frame is to be rewritten by its rule's {@link FrameMutator}
+     *     ({@link #mutate}).
+     */
+    public boolean mutates()
+    {
+        return null != verdictMutator;
+    }
+
+    /**
+     * Rewrite the last decided frame, when {@link #mutates()}, into room the link keeps for it: copied there, then
+     * changed by the rule's mutator. The frame where it was stays as it was.
+     *
+     * @param buffer holding the frame.
+     * @param offset of the frame.
+     * @param length of the frame.
+     * @param into   where the rewritten frame goes, at 0; its capacity bounds the new length.
+     * @return the length of the rewritten frame.
+     * @throws IllegalStateException when the mutator returns a length outside 1..capacity.
+     */
+    public int mutate(final DirectBuffer buffer, final int offset, final int length, final MutableDirectBuffer into)
+    {
+        into.putBytes(0, buffer, offset, length);
+        final int capacity = into.capacity();
+        final int mutatedLength = verdictMutator.mutate(into, 0, length, capacity);
+        if (mutatedLength < 1 || mutatedLength > capacity)
+        {
+            throw new IllegalStateException("mutation of " + verdictRule + " returned length " + mutatedLength +
+                ", room is 1.." + capacity);
+        }
+        return mutatedLength;
     }
 
     /**

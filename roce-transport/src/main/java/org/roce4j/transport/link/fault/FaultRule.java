@@ -1,5 +1,6 @@
 package org.roce4j.transport.link.fault;
 
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,6 +24,7 @@ import org.roce4j.wire.Transport;
  * FaultRule.reorder(3).opcode(Opcode.RC_SEND_FIRST).once()            // the first SEND_FIRST arrives 3 late
  * FaultRule.drop().probability(0.02)                                  // 2 % of frames, drawn from the seed
  * FaultRule.ecn().every(10)                                           // every 10th frame marked CE
+ * FaultRule.mutate(rewrite).matching(isNak).times(2)                  // the next two NAKs rewritten
  * }</pre>
  *
  * <p>Matchers combine with AND; a rule without matchers matches every frame, while any BTH matcher (opcode,
@@ -48,6 +50,7 @@ public final class FaultRule
     private final FaultAction action;
     private final long delayNs;
     private final int amount;
+    private final FrameMutator mutator;
     private final FrameFilter filter = new FrameFilter();
     private long skip;
     private long every = 1;
@@ -61,9 +64,15 @@ public final class FaultRule
 
     private FaultRule(final FaultAction action, final long delayNs, final int amount)
     {
+        this(action, delayNs, amount, null);
+    }
+
+    private FaultRule(final FaultAction action, final long delayNs, final int amount, final FrameMutator mutator)
+    {
         this.action = action;
         this.delayNs = delayNs;
         this.amount = amount;
+        this.mutator = mutator;
     }
 
     /**
@@ -167,6 +176,15 @@ public final class FaultRule
         return new FaultRule(FaultAction.ECN, 0, 0);
     }
 
+    /**
+     * @param mutator rewrites each matching frame, on a copy the link keeps for it (the length may change).
+     * @return a rule that rewrites matching frames (counted as {@code INJECTED_MUTATIONS}).
+     */
+    public static FaultRule mutate(final FrameMutator mutator)
+    {
+        return new FaultRule(FaultAction.MUTATE, 0, 0, Objects.requireNonNull(mutator, "mutator"));
+    }
+
     static void checkCorruptBits(final int bits)
     {
         if (bits < 1 || bits > MAX_CORRUPT_BITS)
@@ -211,6 +229,20 @@ public final class FaultRule
     {
         checkMutable();
         filter.transports(values);
+        return this;
+    }
+
+    /**
+     * Match only frames this matcher also accepts (one per rule): for what the BTH and address matchers cannot say.
+     * It is asked last, after the other matchers matched.
+     *
+     * @param value reads the frame.
+     * @return this.
+     */
+    public FaultRule matching(final FrameMatcher value)
+    {
+        checkMutable();
+        filter.matcher(value);
         return this;
     }
 
@@ -478,6 +510,14 @@ public final class FaultRule
     int amount()
     {
         return amount;
+    }
+
+    /**
+     * @return the rewrite (MUTATE), else null.
+     */
+    FrameMutator mutator()
+    {
+        return mutator;
     }
 
     /**

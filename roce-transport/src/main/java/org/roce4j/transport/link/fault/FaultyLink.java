@@ -51,12 +51,14 @@ public final class FaultyLink extends ForwardingLink
     private final DelayLine rxDelay;
     private final UnsafeBuffer pristine;
     private final UnsafeBuffer copy;
+    private final UnsafeBuffer rewritten;
     private final ReorderBuffer.Release<Void> txRelease = this::onTxRelease;
     private final ReorderBuffer.Release<Void> rxRelease = this::onRxRelease;
-    private final FrameHandler txDue = (buffer, offset, length) -> sendCopy(buffer, offset, length);
+    private final FrameHandler txDue = this::sendReleased;
     private final FrameHandler rxDue = this::deliverHeld;
     private final FrameHandler rxDecide = this::onReceived;
     private FrameHandler handler;
+    private FaultObserver observer;
     private int delivered;
 
     /**
@@ -103,6 +105,20 @@ public final class FaultyLink extends ForwardingLink
         this.rxDelay = new DelayLine(DELAY_SLOTS, slotLength);
         this.pristine = new UnsafeBuffer(new byte[slotLength]);
         this.copy = new UnsafeBuffer(new byte[slotLength]);
+        this.rewritten = new UnsafeBuffer(new byte[slotLength]);
+    }
+
+    /**
+     * Show every frame this link decides, both ways, to an observer (with the rule that acted on it), and every
+     * frame it held back as it goes on. While an observer is set each frame is decided, even with no rules.
+     *
+     * @param frameObserver the observer, or null for none.
+     * @return this.
+     */
+    public FaultyLink observe(final FaultObserver frameObserver)
+    {
+        observer = frameObserver;
+        return this;
     }
 
     /**
@@ -124,7 +140,7 @@ public final class FaultyLink extends ForwardingLink
     /** {@inheritDoc} */
     public void commit(final int index, final int length)
     {
-        if (!tx.isActive())
+        if (!tx.isActive() && null == observer)
         {
             delegate.commit(index, length);
             return;
@@ -132,6 +148,16 @@ public final class FaultyLink extends ForwardingLink
         final MutableDirectBuffer buffer = delegate.sendBuffer();
         frame.wrap(buffer, index, length);
         tx.decide(frame, buffer, index, length, destinationIpv4());
+        if (tx.mutates())
+        {
+            // The rewrite is a frame of its own (it may be longer): the claim is given up and the copy sent.
+            final int mutatedLength = tx.mutate(buffer, index, length, rewritten);
+            delegate.abort(index);
+            observeDecided(true, tx, rewritten, 0, mutatedLength);
+            sendDecided(rewritten, mutatedLength);
+            return;
+        }
+        observeDecided(true, tx, buffer, index, length);
         if (tx.dropped())
         {
             delegate.abort(index);
@@ -159,6 +185,37 @@ public final class FaultyLink extends ForwardingLink
         }
     }
 
+    /** Send a rewritten frame as its verdict says: dropped by the random profile, held back, or its copies sent. */
+    private void sendDecided(final UnsafeBuffer buffer, final int length)
+    {
+        if (tx.dropped())
+        {
+            return;
+        }
+        if (holdBack(tx, txReorder, txDelay, buffer, 0, length))
+        {
+            tx.countHeldBack();
+            return;
+        }
+        for (int i = 0; i < tx.copies(); i++)
+        {
+            sendCopy(buffer, 0, length);
+        }
+        if (txReorder.size() > 0)
+        {
+            txReorder.onFrameSent(txRelease);
+        }
+    }
+
+    private void observeDecided(final boolean transmit, final FaultInjector faults, final DirectBuffer buffer,
+        final int offset, final int length)
+    {
+        if (null != observer)
+        {
+            observer.onDecided(transmit, buffer, offset, length, faults.firedRule());
+        }
+    }
+
     /** {@inheritDoc} */
     public int flush()
     {
@@ -174,7 +231,7 @@ public final class FaultyLink extends ForwardingLink
     /** {@inheritDoc} */
     public int poll(final FrameHandler frameHandler, final int maxFrames)
     {
-        if (!rx.isActive() && 0 == rxDelay.size() && 0 == rxReorder.size())
+        if (!rx.isActive() && null == observer && 0 == rxDelay.size() && 0 == rxReorder.size())
         {
             return delegate.poll(frameHandler, maxFrames);
         }
@@ -211,10 +268,20 @@ public final class FaultyLink extends ForwardingLink
         return injected().toString();
     }
 
-    private void onReceived(final MutableDirectBuffer buffer, final int offset, final int length)
+    private void onReceived(final MutableDirectBuffer received, final int receivedOffset, final int receivedLength)
     {
-        frame.wrap(buffer, offset, length);
-        rx.decide(frame, buffer, offset, length, destinationIpv4());
+        frame.wrap(received, receivedOffset, receivedLength);
+        rx.decide(frame, received, receivedOffset, receivedLength, destinationIpv4());
+        MutableDirectBuffer buffer = received;
+        int offset = receivedOffset;
+        int length = receivedLength;
+        if (rx.mutates())
+        {
+            length = rx.mutate(received, receivedOffset, receivedLength, rewritten);
+            buffer = rewritten;
+            offset = 0;
+        }
+        observeDecided(false, rx, buffer, offset, length);
         if (rx.dropped() || (rx.corrupted() && !delegate.verifiesIcrc()))
         {
             return;
@@ -249,7 +316,20 @@ public final class FaultyLink extends ForwardingLink
 
     private void deliverHeld(final MutableDirectBuffer buffer, final int offset, final int length)
     {
+        if (null != observer)
+        {
+            observer.onReleased(false, buffer, offset, length);
+        }
         deliver(buffer, offset, length);
+    }
+
+    private void sendReleased(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (null != observer)
+        {
+            observer.onReleased(true, buffer, offset, length);
+        }
+        sendCopy(buffer, offset, length);
     }
 
     /**
@@ -295,7 +375,7 @@ public final class FaultyLink extends ForwardingLink
     {
         if (!delayed || !txDelay.hold(buffer, offset, length, dueNs))
         {
-            sendCopy(buffer, offset, length);
+            sendReleased(buffer, offset, length);
         }
     }
 
@@ -305,7 +385,7 @@ public final class FaultyLink extends ForwardingLink
         if (!delayed || !rxDelay.hold(buffer, offset, length, dueNs))
         {
             copy.putBytes(0, buffer, offset, length);
-            deliver(copy, 0, length);
+            deliverHeld(copy, 0, length);
         }
     }
 

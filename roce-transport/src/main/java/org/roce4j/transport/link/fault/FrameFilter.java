@@ -1,5 +1,7 @@
 package org.roce4j.transport.link.fault;
 
+import java.util.Objects;
+
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.Operation;
 import org.roce4j.wire.Psn;
@@ -33,6 +35,7 @@ final class FrameFilter
     private long windowStartNs;
     private long windowEndNs;
     private boolean matchesBth;
+    private FrameMatcher matcher;
 
     void opcodes(final Opcode... values)
     {
@@ -92,6 +95,15 @@ final class FrameFilter
         }
         psnFirst = first;
         psnLast = last;
+    }
+
+    void matcher(final FrameMatcher value)
+    {
+        if (null != matcher)
+        {
+            throw new IllegalArgumentException("a rule has one matcher of its own");
+        }
+        matcher = Objects.requireNonNull(value, "matcher");
     }
 
     void destination(final int ipv4)
@@ -165,10 +177,15 @@ final class FrameFilter
         {
             return false;
         }
-        if (!matchesBth)
+        if (matchesBth && !matchesBth(frame))
         {
-            return true;
+            return false;
         }
+        return null == matcher || matcher.matches(frame);
+    }
+
+    private boolean matchesBth(final FrameView frame)
+    {
         if (!frame.isRoce())
         {
             return false;
@@ -233,6 +250,10 @@ final class FrameFilter
         if (hasDestination)
         {
             sb.append(" to=").append(Ipv4Header.addressToString(destinationIpv4));
+        }
+        if (null != matcher)
+        {
+            sb.append(" matcher");
         }
         if (hasWindow)
         {

@@ -22,6 +22,9 @@ public final class FrameView
     /** IPv4 header length in 32-bit words when the header has no options (IHL = 5). */
     private static final int IPV4_MIN_IHL = 5;
 
+    private DirectBuffer buffer;
+    private int frameOffset;
+    private int frameLength;
     private int ethernetLength;
     private int ipVersion;
     private int ipOffset;
@@ -45,6 +48,9 @@ public final class FrameView
      */
     public void wrap(final DirectBuffer buffer, final int offset, final int length)
     {
+        this.buffer = buffer;
+        this.frameOffset = offset;
+        this.frameLength = length;
         ethernetLength = 0;
         ipVersion = 0;
         ipLength = 0;
@@ -89,6 +95,30 @@ public final class FrameView
                 readIpv6(buffer, available);
             }
         }
+    }
+
+    /**
+     * @return the buffer holding the frame last wrapped.
+     */
+    public DirectBuffer buffer()
+    {
+        return buffer;
+    }
+
+    /**
+     * @return offset of the frame last wrapped in {@link #buffer()}.
+     */
+    public int frameOffset()
+    {
+        return frameOffset;
+    }
+
+    /**
+     * @return length of the frame last wrapped.
+     */
+    public int frameLength()
+    {
+        return frameLength;
     }
 
     private void readIpv4(final DirectBuffer buffer, final int available)

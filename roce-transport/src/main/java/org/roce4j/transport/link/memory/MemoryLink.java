@@ -54,6 +54,8 @@ public final class MemoryLink implements Link
     private final NanoClock clock;
     private final InboundRing inbound;
     private final UnsafeBuffer staging;
+    /** The frame being flooded as it was committed: each port's copy starts from it (faults change the staging). */
+    private final UnsafeBuffer floodPristine;
     private final LinkCounters counters = new LinkCounters();
     private final FabricCounters fabricCounters = new FabricCounters();
     private final FaultInjector faults;
@@ -85,6 +87,7 @@ public final class MemoryLink implements Link
         this.name = "memory:" + (first.isIpv4Mapped() ? Ipv4Header.addressToString(first.ipv4()) : first.toString());
         this.clock = fabric.clock();
         this.staging = new UnsafeBuffer(BufferUtil.allocateDirectAligned(maxFrameLength, MEMORY_ALIGNMENT));
+        this.floodPristine = new UnsafeBuffer(new byte[maxFrameLength]);
         this.faults = new FaultInjector(clock, counters, FaultInjector.DEFAULT_SEED ^ (address.ipv4() & 0xFFFF_FFFFL));
         this.delayLine = new DelayLine(delaySlots, maxFrameLength);
         this.inbound = new InboundRing(this, new FrameRing(ringCapacityBytes), delayLine, clock, counters,
@@ -422,18 +425,31 @@ public final class MemoryLink implements Link
     /**
      * A multicast frame goes to every other port, as a switch without IGMP/MLD snooping floods it; each receiver's
      * engine keeps what its QPs joined (the group table) and counts the rest. The destination MAC is the group's
-     * (RFC 1112 / RFC 2464). Each copy meets this port's faults on its own, as separate frames would.
+     * (RFC 1112 / RFC 2464). Each copy meets this port's faults on its own, as separate frames would: the faults
+     * corrupt, mark and rewrite the staging area in place, so with faults on each copy after the first starts again
+     * from the frame as committed (kept in {@link #floodPristine}: one copy per extra port, no allocation).
      */
     private void flood(final RouteTable routes, final int length)
     {
         final long mac = 4 == frame.ipVersion() ?
             Mac.ofMulticastGroup(Gid.IPV4_MAPPED_HIGH, Gid.ipv4MappedLow(frame.destinationIpv4())) :
             Mac.ofMulticastGroup(frame.destinationHigh(), frame.destinationLow());
+        final boolean restore = faults.isActive();
+        if (restore)
+        {
+            floodPristine.putBytes(0, staging, 0, length);
+        }
+        boolean first = true;
         for (int i = 0, ports = routes.size(); i < ports; i++)
         {
             final MemoryLink port = routes.port(i);
             if (this != port)
             {
+                if (restore && !first)
+                {
+                    staging.putBytes(0, floodPristine, 0, length);
+                }
+                first = false;
                 sendTo(port, length, mac);
             }
         }
@@ -468,13 +484,15 @@ public final class MemoryLink implements Link
     /**
      * @return true when the frame left the port now (so it counts as a later frame for reordered ones).
      */
-    private boolean egressWithFaults(final MemoryLink destination, final int length)
+    private boolean egressWithFaults(final MemoryLink destination, final int decidedLength)
     {
-        faults.decide(frame, staging, 0, length, destination.address.ipv4());
+        faults.decide(frame, staging, 0, decidedLength, destination.address.ipv4());
         if (faults.dropped())
         {
             return false;
         }
+        // A rewrite happens in the staging area itself, which holds a frame of up to maxFrameLength.
+        final int length = faults.mutates() ? faults.mutate(staging, 0, decidedLength, staging) : decidedLength;
         final long extraNs = faults.verdictDelayNs();
         final boolean delayed = extraNs > 0;
         final int laterFrames = faults.reorderFrames();

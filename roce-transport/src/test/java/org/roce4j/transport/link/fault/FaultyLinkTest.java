@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.roce4j.transport.link.FrameHandler;
@@ -191,6 +193,73 @@ class FaultyLinkTest
             assertEquals(1 == i % 2 ? 0x03 : 0x00, tos.get(i) & 0x03, "ECN bits of frame " + i);
         }
         assertEquals(5, a.counters().get(LinkCounter.INJECTED_ECN_MARKS));
+    }
+
+    @Test
+    void mutateRewritesTheNextMatchingFramesOnACopyAndCountsThem()
+    {
+        final FaultyLink faulty = new FaultyLink(a, clock, 1, "mutate");
+        // The matcher reads what the BTH matchers cannot say, here the PSN's parity; the rewrite flips the ICRC's
+        // last byte, so the receiver's parser names the frames it hit.
+        final FaultRule rule = FaultRule.mutate((buffer, offset, length, capacity) ->
+        {
+            buffer.putByte(offset + length - 1, (byte)~buffer.getByte(offset + length - 1));
+            return length;
+        }).matching(frame -> 1 == (frame.psn() & 1)).times(2);
+        faulty.transmitFaults().addRule(rule);
+        sendAll(faulty, 6, 0x11);
+        drain(new FaultyLink(b, clock, 1, "none"));
+
+        assertEquals(List.of(FrameStatus.OK, FrameStatus.BAD_ICRC, FrameStatus.OK, FrameStatus.BAD_ICRC,
+            FrameStatus.OK, FrameStatus.OK), statuses, "PSNs 1 and 3 rewritten, then the rule is spent");
+        assertEquals(2, a.counters().get(LinkCounter.INJECTED_MUTATIONS));
+        assertTrue(rule.isExhausted(), rule.toString());
+        assertTrue(rule.toString().contains("MUTATE matcher limit=2 hits=2"), rule.toString());
+    }
+
+    @Test
+    void theObserverSeesEachDecisionWithItsRuleAndEachReleaseBothWays()
+    {
+        final List<String> seen = new ArrayList<>();
+        final FaultRule dropSecond = FaultRule.drop().psn(1).once();
+        final FaultRule delayThird = FaultRule.delay(1_000).psn(2).once();
+        final FaultRule shorten = FaultRule.mutate((buffer, offset, length, capacity) -> length - 1).psn(0).once();
+        final FaultyLink sender = new FaultyLink(a, clock, 1, "tx");
+        sender.transmitFaults().addRule(dropSecond);
+        sender.transmitFaults().addRule(delayThird);
+        final FaultyLink receiver = new FaultyLink(b, clock, 1, "rx");
+        receiver.receiveFaults().addRule(shorten);
+        final FaultObserver observer = new FaultObserver()
+        {
+            public void onDecided(final boolean transmit, final DirectBuffer buffer, final int offset,
+                final int length, final FaultRule fired)
+            {
+                seen.add((transmit ? "tx " : "rx ") + length + " " + (null == fired ? "-" : fired.action()));
+            }
+
+            public void onReleased(final boolean transmit, final DirectBuffer buffer, final int offset,
+                final int length)
+            {
+                seen.add((transmit ? "tx " : "rx ") + length + " released");
+            }
+        };
+        sender.observe(observer);
+        receiver.observe(observer);
+
+        sendAll(sender, 4, 0x11);
+        drain(receiver);
+        clock.advance(1_000);
+        sender.flush();
+        drain(receiver);
+
+        final int length = frames.ipv4(new UnsafeBuffer(new byte[9000]), 0, A, B,
+            Opcode.UD_SEND_ONLY, 0x11, 0, 64);
+        assertEquals(List.of("tx " + length + " -", "tx " + length + " DROP", "tx " + length + " DELAY",
+            "tx " + length + " -", "rx " + (length - 1) + " MUTATE", "rx " + length + " -",
+            "tx " + length + " released", "rx " + length + " -"), seen);
+        assertEquals(3, statuses.size());
+        assertNotEquals(FrameStatus.OK, statuses.get(0), "the shortened frame reached the handler as rewritten");
+        assertEquals(List.of(3, 2), psns, "PSN 1 dropped, PSN 2 delivered when its delay was over");
     }
 
     @Test

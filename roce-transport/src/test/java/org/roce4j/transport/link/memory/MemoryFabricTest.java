@@ -11,6 +11,8 @@ import org.roce4j.transport.link.FrameRecorder;
 import org.roce4j.transport.link.LinkAddress;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.TestFrames;
+import org.roce4j.transport.link.fault.FaultRule;
+import org.roce4j.transport.link.fault.FrameMutator;
 import org.roce4j.wire.FrameStatus;
 import org.roce4j.wire.Opcode;
 import org.roce4j.wire.RoceFrameBuilder;
@@ -110,6 +112,49 @@ class MemoryFabricTest
         assertEquals(0, recorder.drain(a), "never back to the sender");
         assertEquals(0, a.fabricCounters().total(), "nothing dropped");
         assertEquals(2, a.counters().get(LinkCounter.FRAMES_SENT), "two frames committed, flooded as four copies");
+    }
+
+    @Test
+    void aRuleThatRewritesOnePortsCopyOfAFloodLeavesTheOtherCopiesIntact()
+    {
+        final MemoryLink a = fabric.attach(A, 1500);
+        final MemoryLink b = fabric.attach(B, 1500);
+        final MemoryLink c = fabric.attach(C, 1500);
+        // Flip the ICRC's last byte: the copy the rule hits fails its ICRC, every other copy must not.
+        final FrameMutator flipIcrc = (buffer, offset, length, capacity) ->
+        {
+            buffer.putByte(offset + length - 1, (byte)~buffer.getByte(offset + length - 1));
+            return length;
+        };
+        a.faults().addRule(FaultRule.mutate(flipIcrc).to(B).once());
+        a.faults().addRule(FaultRule.mutate(flipIcrc).to(C).psn(2).once());
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
+        final RoceFrameBuilder builder = new RoceFrameBuilder();
+        for (int psn = 1; psn <= 2; psn++)
+        {
+            builder.wrap(buffer, 0).ethernet(0L, A.mac());
+            builder.ipv4(A.ipv4(), Gid.parse("239.1.2.3").ipv4());
+            builder.udp(0xC000).bth(Opcode.UD_SEND_ONLY, 0xFF_FFFF, psn);
+            builder.deth().qkey(1).srcQp(2);
+            assertTrue(a.send(buffer, 0, builder.finish()));
+        }
+
+        assertEquals(2, recorder.drain(b));
+        assertEquals(List.of(FrameStatus.BAD_ICRC, FrameStatus.OK), statuses(), "B's first copy rewritten");
+        recorder.frames().clear();
+        assertEquals(2, recorder.drain(c));
+        assertEquals(List.of(FrameStatus.OK, FrameStatus.BAD_ICRC), statuses(), "C's second copy rewritten");
+        assertEquals(2, a.counters().get(LinkCounter.INJECTED_MUTATIONS));
+    }
+
+    private List<FrameStatus> statuses()
+    {
+        final List<FrameStatus> statuses = new ArrayList<>();
+        for (final FrameRecorder.Frame frame : recorder.frames())
+        {
+            statuses.add(frame.status());
+        }
+        return statuses;
     }
 
     @Test
