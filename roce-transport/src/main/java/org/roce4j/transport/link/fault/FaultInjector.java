@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.NanoClock;
 import org.roce4j.transport.link.LinkCounter;
@@ -48,7 +47,7 @@ import org.roce4j.wire.header.Ipv4Header;
  *
  * <p>Thread safety: configure from the thread that drives the port (or before that thread starts).
  */
-public final class FaultInjector
+public final class FaultInjector extends FaultVerdict
 {
     /** Seed of a new port's injector is this value XOR the port's IPv4 address. */
     public static final long DEFAULT_SEED = 0x5EED_F00D_CAFE_1234L;
@@ -82,13 +81,6 @@ public final class FaultInjector
     private final FrameCorruptor corruptor = new FrameCorruptor();
     private final FaultRules rules = new FaultRules();
 
-    private boolean verdictDrop;
-    private boolean verdictCorrupted;
-    private int verdictCopies;
-    private long verdictDelayNs;
-    private int verdictReorder;
-    private FaultRule verdictRule;
-    private FrameMutator verdictMutator;
     private long reorders;
 
     /**
@@ -536,87 +528,6 @@ public final class FaultInjector
     {
         final double kindRate = rate[kind];
         return kindRate > 0.0 && decision[kind].nextDouble() < kindRate;
-    }
-
-    /**
-     * @return the rule that acted on the last decided frame, or null when none did.
-     */
-    public FaultRule firedRule()
-    {
-        return verdictRule;
-    }
-
-    /**
-     * @return true when the last decided frame is to be rewritten by its rule's {@link FrameMutator}
-     *     ({@link #mutate}).
-     */
-    public boolean mutates()
-    {
-        return null != verdictMutator;
-    }
-
-    /**
-     * Rewrite the last decided frame, when {@link #mutates()}, into room the link keeps for it: copied there, then
-     * changed by the rule's mutator. The frame where it was stays as it was.
-     *
-     * @param buffer holding the frame.
-     * @param offset of the frame.
-     * @param length of the frame.
-     * @param into   where the rewritten frame goes, at 0; its capacity bounds the new length.
-     * @return the length of the rewritten frame.
-     * @throws IllegalStateException when the mutator returns a length outside 1..capacity.
-     */
-    public int mutate(final DirectBuffer buffer, final int offset, final int length, final MutableDirectBuffer into)
-    {
-        into.putBytes(0, buffer, offset, length);
-        final int capacity = into.capacity();
-        final int mutatedLength = verdictMutator.mutate(into, 0, length, capacity);
-        if (mutatedLength < 1 || mutatedLength > capacity)
-        {
-            throw new IllegalStateException("mutation of " + verdictRule + " returned length " + mutatedLength +
-                ", room is 1.." + capacity);
-        }
-        return mutatedLength;
-    }
-
-    /**
-     * @return true when the last decided frame is dropped.
-     */
-    public boolean dropped()
-    {
-        return verdictDrop;
-    }
-
-    /**
-     * @return true when the last decided frame was corrupted (its ICRC is bad now).
-     */
-    public boolean corrupted()
-    {
-        return verdictCorrupted;
-    }
-
-    /**
-     * @return times to deliver the last decided frame (1 plus duplicates).
-     */
-    public int copies()
-    {
-        return verdictCopies;
-    }
-
-    /**
-     * @return extra latency for the last decided frame, 0 for none.
-     */
-    public long verdictDelayNs()
-    {
-        return verdictDelayNs;
-    }
-
-    /**
-     * @return later frames the last decided frame waits for, 0 for none.
-     */
-    public int reorderFrames()
-    {
-        return verdictReorder;
     }
 
     /**
