@@ -7,7 +7,7 @@
 #   bench/run.sh engine [--measure-ms N] [--warmup-ms N] [--repeat N] [--shared-thread]
 #                       [--only bandwidth|rate|latency]
 #                                              WRITE 64 KiB, WRITE 64 B, SEND/RECV 64 B over the memory fabric,
-#                                              beside memcpy and the ring hand-off
+#                                              beside memcpy, CRC32 and the ring hand-off
 #   bench/run.sh links  [--name=value ...]     udp and pcap links against raw UDP / raw pcap in network namespaces
 #                                              (lo, veth over IPv4, veth6 over IPv6; needs root, iproute2,
 #                                              libpcap); --help lists the options. Round trips are judged against

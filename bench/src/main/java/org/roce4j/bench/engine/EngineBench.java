@@ -237,7 +237,7 @@ public final class EngineBench
         }
     }
 
-    @Command(name = "EngineBench", description = "The engine over the memory fabric beside memcpy and the ring.")
+    @Command(name = "EngineBench", description = "The engine over the memory fabric beside memcpy, CRC32 and the ring.")
     private static final class Args
     {
         @Mixin
