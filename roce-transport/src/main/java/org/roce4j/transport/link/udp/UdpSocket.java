@@ -2,8 +2,12 @@ package org.roce4j.transport.link.udp;
 
 import java.lang.reflect.Field;
 import java.net.BindException;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketOption;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.bootstrap.Bootstrap;
@@ -21,11 +25,14 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.unix.Errors;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.IntegerUnixChannelOption;
+import io.netty.channel.unix.RawUnixChannelOption;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import org.roce4j.transport.link.host.InterfaceRequests;
 import org.roce4j.transport.link.host.SocketDrops;
+import org.roce4j.wire.addr.Gid;
 
 /**
  * Socket setup of the {@link UdpLink}: which transport and which send and receive modes run, the Netty channel and
@@ -73,6 +80,18 @@ final class UdpSocket
     private static final int SO_SNDBUFFORCE = 32;
     /** SO_RCVBUFFORCE (asm-generic/socket.h): SO_RCVBUF beyond rmem_max, CAP_NET_ADMIN only. */
     private static final int SO_RCVBUFFORCE = 33;
+    /** IP_MULTICAST_IF (linux/in.h): the interface groups are sent from, named by one of its addresses. */
+    private static final int IP_MULTICAST_IF = 32;
+    /** IP_ADD_MEMBERSHIP (linux/in.h), given a struct ip_mreqn. */
+    private static final int IP_ADD_MEMBERSHIP = 35;
+    /** IPV6_MULTICAST_IF (linux/in6.h): the interface groups are sent from, by index. */
+    private static final int IPV6_MULTICAST_IF = 17;
+    /** IPV6_ADD_MEMBERSHIP (linux/in6.h), given a struct ipv6_mreq. */
+    private static final int IPV6_ADD_MEMBERSHIP = 20;
+    /** sizeof(struct ip_mreqn): group, local address, interface index. */
+    private static final int IP_MREQN_LENGTH = 12;
+    /** sizeof(struct ipv6_mreq): group, interface index. */
+    private static final int IPV6_MREQ_LENGTH = 20;
     /** EADDRINUSE on Linux (asm-generic/errno.h). */
     private static final int EADDRINUSE = 98;
     /** EADDRNOTAVAIL on Linux (asm-generic/errno.h). */
@@ -91,6 +110,15 @@ final class UdpSocket
     private static final IntegerUnixChannelOption SO_SNDBUFFORCE_OPTION =
         new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, SO_SNDBUFFORCE);
 
+    private static final RawUnixChannelOption IP_MULTICAST_IF_OPTION =
+        new RawUnixChannelOption("IP_MULTICAST_IF", IPPROTO_IP, IP_MULTICAST_IF, Integer.BYTES);
+    private static final IntegerUnixChannelOption IPV6_MULTICAST_IF_OPTION =
+        new IntegerUnixChannelOption("IPV6_MULTICAST_IF", IPPROTO_IPV6, IPV6_MULTICAST_IF);
+    private static final RawUnixChannelOption IP_ADD_MEMBERSHIP_OPTION =
+        new RawUnixChannelOption("IP_ADD_MEMBERSHIP", IPPROTO_IP, IP_ADD_MEMBERSHIP, IP_MREQN_LENGTH);
+    private static final RawUnixChannelOption IPV6_ADD_MEMBERSHIP_OPTION =
+        new RawUnixChannelOption("IPV6_ADD_MEMBERSHIP", IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, IPV6_MREQ_LENGTH);
+
     private final UdpLinkConfig config;
     private final UdpTransport transport;
     private final UdpSendMode sendMode;
@@ -99,6 +127,9 @@ final class UdpSocket
     private final String name;
     private Channel channel;
     private int fd = -1;
+    private int maxPayloadLength;
+    /** The bound address's interface (IPv6; 0 for IPv4, whose requests name the interface by the bound address). */
+    private int interfaceIndex;
 
     private UdpSocket(final UdpLinkConfig config, final UdpTransport transport, final UdpSendMode sendMode,
         final UdpReceiveMode receiveMode, final String name)
@@ -160,7 +191,8 @@ final class UdpSocket
             throw new IllegalStateException("udp link " + name + ": cannot register the channel: " +
                 registration.cause(), registration.cause());
         }
-        configure(maxPayloadLength);
+        this.maxPayloadLength = maxPayloadLength;
+        configure(channel, maxPayloadLength);
         warmUpReceiveBuffers(maxPayloadLength);
         final ChannelFuture bound = channel.bind(new InetSocketAddress(config.address().toInetAddress(),
             config.port())).awaitUninterruptibly();
@@ -170,27 +202,32 @@ final class UdpSocket
         }
         if (UdpSendMode.DIRECT == sendMode || UdpReceiveMode.DIRECT == receiveMode)
         {
-            fd = nativeSocket().intValue();
+            fd = nativeSocket(channel).intValue();
+        }
+        if (transport.isNative())
+        {
+            interfaceIndex = config.ipv6() ? ipv6InterfaceIndex() : 0;
+            setMulticastInterface();
         }
     }
 
-    private void configure(final int maxPayloadLength)
+    private void configure(final Channel channel, final int maxPayloadLength)
     {
         final int slot = maxPayloadLength + 1;
         if (transport.isNative())
         {
             if (config.ipv6())
             {
-                setChecked(IPV6_MTU_DISCOVER_OPTION, PMTUDISC_DO);
-                setChecked(IPV6_AUTOFLOWLABEL_OPTION, 0);
-                setChecked(UDP_NO_CHECK6_RX_OPTION, 1);
+                setChecked(channel, IPV6_MTU_DISCOVER_OPTION, PMTUDISC_DO);
+                setChecked(channel, IPV6_AUTOFLOWLABEL_OPTION, 0);
+                setChecked(channel, UDP_NO_CHECK6_RX_OPTION, 1);
             }
             else
             {
-                setChecked(IP_MTU_DISCOVER_OPTION, PMTUDISC_DO);
+                setChecked(channel, IP_MTU_DISCOVER_OPTION, PMTUDISC_DO);
             }
-            setBufferSize(SO_RCVBUFFORCE_OPTION, ChannelOption.SO_RCVBUF);
-            setBufferSize(SO_SNDBUFFORCE_OPTION, ChannelOption.SO_SNDBUF);
+            setBufferSize(channel, SO_RCVBUFFORCE_OPTION, ChannelOption.SO_RCVBUF);
+            setBufferSize(channel, SO_SNDBUFFORCE_OPTION, ChannelOption.SO_SNDBUF);
             // One byte more than the largest datagram: a datagram that fills its slot was truncated.
             channel.config().setOption(UdpTransport.EPOLL == transport ?
                 EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE : IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot);
@@ -225,7 +262,7 @@ final class UdpSocket
             new FixedRecvByteBufAllocator(slot).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
     }
 
-    private void setChecked(final IntegerUnixChannelOption option, final int value)
+    private void setChecked(final Channel channel, final IntegerUnixChannelOption option, final int value)
     {
         channel.config().setOption(option, value);
         final Integer check = channel.config().getOption(option);
@@ -250,7 +287,8 @@ final class UdpSocket
         channel.eventLoop().submit(() -> channel.alloc().directBuffer(bytes).release()).awaitUninterruptibly();
     }
 
-    private void setBufferSize(final IntegerUnixChannelOption force, final ChannelOption<Integer> plain)
+    private static void setBufferSize(final Channel channel, final IntegerUnixChannelOption force,
+        final ChannelOption<Integer> plain)
     {
         try
         {
@@ -278,9 +316,123 @@ final class UdpSocket
     }
 
     /**
+     * Send groups out of the bound address's interface (IP_MULTICAST_IF, IPV6_MULTICAST_IF), not where the routing
+     * table would send them: a namespace or host without a route for 224/4 or ff00::/8 on that interface would
+     * otherwise refuse (ENETUNREACH) or pick another interface. Unicast is unchanged.
+     */
+    private void setMulticastInterface()
+    {
+        if (config.ipv6())
+        {
+            if (0 != interfaceIndex)
+            {
+                channel.config().setOption(IPV6_MULTICAST_IF_OPTION, interfaceIndex);
+            }
+            return;
+        }
+        channel.config().setOption(IP_MULTICAST_IF_OPTION, ByteBuffer.allocate(Integer.BYTES).putInt(0, config.ipv4()));
+    }
+
+    private int ipv6InterfaceIndex()
+    {
+        final InterfaceRequests.Ipv6Interface iface =
+            InterfaceRequests.ofIpv6Address((Inet6Address)config.address().toInetAddress());
+        return null == iface ? 0 : iface.index();
+    }
+
+    /**
+     * Open a socket that receives one multicast group on the bound address's interface: bound to the group's address
+     * and the link's port (Linux hands a group's datagrams only to sockets bound to the wildcard or the group, ip(7);
+     * SO_REUSEADDR lets several links of a host receive the same group, each a copy), joined with
+     * IP_ADD_MEMBERSHIP (struct ip_mreqn naming the interface by the bound address) or IPV6_ADD_MEMBERSHIP (struct
+     * ipv6_mreq with the interface's index), configured like the link's socket and on the same event loop. The
+     * socket is created on the event loop's thread, so it lives in the link's network namespace whichever thread
+     * joins. Closing it leaves the group (ip(7)).
+     *
+     * @param group   the group (IPv4-mapped for IPv4), of the link's IP version.
+     * @param handler the event loop's inbound handler for its datagrams.
+     * @return the bound, joined channel.
+     * @throws IllegalStateException when the transport is NIO or the kernel refuses, naming why.
+     */
+    Channel openGroup(final Gid group, final ChannelHandler handler)
+    {
+        if (!transport.isNative())
+        {
+            throw new IllegalStateException("udp link " + name + " cannot receive multicast group " + group +
+                " on the NIO transport (its socket options cannot join a group on an interface of a network " +
+                "namespace); use transport=epoll or io_uring");
+        }
+        final Channel groupChannel;
+        try
+        {
+            groupChannel = channel.eventLoop().submit(this::newChannel).get();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("udp link " + name + ": interrupted opening group " + group, ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("udp link " + name + ": cannot open a socket for group " + group + ": " +
+                ex.getCause(), ex.getCause());
+        }
+        final ChannelFuture registration = new Bootstrap().group(this.group).channelFactory(() -> groupChannel)
+            .handler(handler).register().awaitUninterruptibly();
+        try
+        {
+            if (!registration.isSuccess())
+            {
+                throw registration.cause();
+            }
+            configure(groupChannel, maxPayloadLength);
+            groupChannel.config().setOption(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
+            final ChannelFuture bound = groupChannel.bind(new InetSocketAddress(group.toInetAddress(), config.port()))
+                .awaitUninterruptibly();
+            if (!bound.isSuccess())
+            {
+                throw bound.cause();
+            }
+            if (config.ipv6())
+            {
+                groupChannel.config().setOption(IPV6_ADD_MEMBERSHIP_OPTION, ByteBuffer.allocate(IPV6_MREQ_LENGTH)
+                    .putLong(0, group.high()).putLong(Long.BYTES, group.low())
+                    .order(ByteOrder.nativeOrder()).putInt(2 * Long.BYTES, interfaceIndex));
+            }
+            else
+            {
+                groupChannel.config().setOption(IP_ADD_MEMBERSHIP_OPTION, ByteBuffer.allocate(IP_MREQN_LENGTH)
+                    .putInt(0, group.ipv4()).putInt(Integer.BYTES, config.ipv4())
+                    .order(ByteOrder.nativeOrder()).putInt(2 * Integer.BYTES, 0));
+            }
+            return groupChannel;
+        }
+        catch (final Throwable ex)
+        {
+            groupChannel.close().awaitUninterruptibly();
+            throw new IllegalStateException("udp link " + name + " cannot receive multicast group " + group +
+                " on the interface of " + config.addressText() + ": " + ex, ex);
+        }
+    }
+
+    /**
+     * @param groupChannel a channel from {@link #openGroup}.
+     * @return its native descriptor.
+     */
+    static int fdOf(final Channel groupChannel)
+    {
+        return nativeSocket(groupChannel).intValue();
+    }
+
+    /**
      * @return the native socket (epoll or io_uring).
      */
     FileDescriptor nativeSocket()
+    {
+        return nativeSocket(channel);
+    }
+
+    private static FileDescriptor nativeSocket(final Channel channel)
     {
         if (channel instanceof EpollDatagramChannel)
         {
