@@ -195,7 +195,7 @@ public final class UdpLink implements Link
     /**
      * Receive a multicast group. The link's socket is bound to a unicast address, and Linux hands a datagram sent to a
      * group only to sockets bound to the wildcard or to the group (ip(7)), so each joined group gets a socket of its
-     * own ({@link UdpSocket#openGroup}): bound to the group and the link's port, joined on the bound address's
+     * own ({@link UdpMulticast#openGroup}): bound to the group and the link's port, joined on the bound address's
      * interface, feeding the link's one receive path with the group as each datagram's destination (direct mode:
      * {@link #poll} reads it with recvmmsg after the link's socket; event-loop mode: its reads go to the same ring).
      * Sending to a group needs no join: the kernel sends to the group's IP and MAC out of the bound address's
@@ -224,7 +224,8 @@ public final class UdpLink implements Link
         {
             return;
         }
-        final Channel channel = socket.openGroup(group, new UdpReceivePath.EventLoopHandler(receive, send, group));
+        final Channel channel =
+            UdpMulticast.openGroup(socket, group, new UdpReceivePath.EventLoopHandler(receive, send, group));
         groups.put(group, channel);
         if (UdpReceiveMode.DIRECT == socket.receiveMode())
         {

@@ -2,12 +2,8 @@ package org.roce4j.transport.link.udp;
 
 import java.lang.reflect.Field;
 import java.net.BindException;
-import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.net.SocketOption;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.bootstrap.Bootstrap;
@@ -25,14 +21,11 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.unix.Errors;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.IntegerUnixChannelOption;
-import io.netty.channel.unix.RawUnixChannelOption;
 import io.netty.channel.unix.Socket;
 import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringDatagramChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import org.roce4j.transport.link.host.InterfaceRequests;
 import org.roce4j.transport.link.host.SocketDrops;
-import org.roce4j.wire.addr.Gid;
 
 /**
  * Socket setup of the {@link UdpLink}: which transport and which send and receive modes run, the Netty channel and
@@ -59,9 +52,9 @@ final class UdpSocket
     private static final int SOCKET_BUFFER_BYTES = 8 << 20;
 
     /** IPPROTO_IP (netinet/in.h). */
-    private static final int IPPROTO_IP = 0;
+    static final int IPPROTO_IP = 0;
     /** IPPROTO_IPV6 (netinet/in.h). */
-    private static final int IPPROTO_IPV6 = 41;
+    static final int IPPROTO_IPV6 = 41;
     /** IPPROTO_UDP (netinet/in.h). */
     private static final int IPPROTO_UDP = 17;
     /** IP_MTU_DISCOVER (linux/in.h). */
@@ -80,18 +73,6 @@ final class UdpSocket
     private static final int SO_SNDBUFFORCE = 32;
     /** SO_RCVBUFFORCE (asm-generic/socket.h): SO_RCVBUF beyond rmem_max, CAP_NET_ADMIN only. */
     private static final int SO_RCVBUFFORCE = 33;
-    /** IP_MULTICAST_IF (linux/in.h): the interface groups are sent from, named by one of its addresses. */
-    private static final int IP_MULTICAST_IF = 32;
-    /** IP_ADD_MEMBERSHIP (linux/in.h), given a struct ip_mreqn. */
-    private static final int IP_ADD_MEMBERSHIP = 35;
-    /** IPV6_MULTICAST_IF (linux/in6.h): the interface groups are sent from, by index. */
-    private static final int IPV6_MULTICAST_IF = 17;
-    /** IPV6_ADD_MEMBERSHIP (linux/in6.h), given a struct ipv6_mreq. */
-    private static final int IPV6_ADD_MEMBERSHIP = 20;
-    /** sizeof(struct ip_mreqn): group, local address, interface index. */
-    private static final int IP_MREQN_LENGTH = 12;
-    /** sizeof(struct ipv6_mreq): group, interface index. */
-    private static final int IPV6_MREQ_LENGTH = 20;
     /** EADDRINUSE on Linux (asm-generic/errno.h). */
     private static final int EADDRINUSE = 98;
     /** EADDRNOTAVAIL on Linux (asm-generic/errno.h). */
@@ -109,15 +90,6 @@ final class UdpSocket
         new IntegerUnixChannelOption("SO_RCVBUFFORCE", SOL_SOCKET, SO_RCVBUFFORCE);
     private static final IntegerUnixChannelOption SO_SNDBUFFORCE_OPTION =
         new IntegerUnixChannelOption("SO_SNDBUFFORCE", SOL_SOCKET, SO_SNDBUFFORCE);
-
-    private static final RawUnixChannelOption IP_MULTICAST_IF_OPTION =
-        new RawUnixChannelOption("IP_MULTICAST_IF", IPPROTO_IP, IP_MULTICAST_IF, Integer.BYTES);
-    private static final IntegerUnixChannelOption IPV6_MULTICAST_IF_OPTION =
-        new IntegerUnixChannelOption("IPV6_MULTICAST_IF", IPPROTO_IPV6, IPV6_MULTICAST_IF);
-    private static final RawUnixChannelOption IP_ADD_MEMBERSHIP_OPTION =
-        new RawUnixChannelOption("IP_ADD_MEMBERSHIP", IPPROTO_IP, IP_ADD_MEMBERSHIP, IP_MREQN_LENGTH);
-    private static final RawUnixChannelOption IPV6_ADD_MEMBERSHIP_OPTION =
-        new RawUnixChannelOption("IPV6_ADD_MEMBERSHIP", IPPROTO_IPV6, IPV6_ADD_MEMBERSHIP, IPV6_MREQ_LENGTH);
 
     private final UdpLinkConfig config;
     private final UdpTransport transport;
@@ -206,12 +178,18 @@ final class UdpSocket
         }
         if (transport.isNative())
         {
-            interfaceIndex = config.ipv6() ? ipv6InterfaceIndex() : 0;
-            setMulticastInterface();
+            interfaceIndex = UdpMulticast.interfaceIndex(config);
+            UdpMulticast.sendFromBoundInterface(channel, config, interfaceIndex);
         }
     }
 
-    private void configure(final Channel channel, final int maxPayloadLength)
+    /**
+     * Set the options of the link's socket on a channel (the link's, or a group's).
+     *
+     * @param channel          registered, not bound.
+     * @param maxPayloadLength the largest UDP payload the link carries.
+     */
+    void configure(final Channel channel, final int maxPayloadLength)
     {
         final int slot = maxPayloadLength + 1;
         if (transport.isNative())
@@ -301,7 +279,11 @@ final class UdpSocket
         }
     }
 
-    private Channel newChannel()
+    /**
+     * @return a new channel of the link's transport and IP version; its socket lives in the calling thread's network
+     *     namespace.
+     */
+    Channel newChannel()
     {
         final SocketProtocolFamily family = config.ipv6() ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         switch (transport)
@@ -316,107 +298,7 @@ final class UdpSocket
     }
 
     /**
-     * Send groups out of the bound address's interface (IP_MULTICAST_IF, IPV6_MULTICAST_IF), not where the routing
-     * table would send them: a namespace or host without a route for 224/4 or ff00::/8 on that interface would
-     * otherwise refuse (ENETUNREACH) or pick another interface. Unicast is unchanged.
-     */
-    private void setMulticastInterface()
-    {
-        if (config.ipv6())
-        {
-            if (0 != interfaceIndex)
-            {
-                channel.config().setOption(IPV6_MULTICAST_IF_OPTION, interfaceIndex);
-            }
-            return;
-        }
-        channel.config().setOption(IP_MULTICAST_IF_OPTION, ByteBuffer.allocate(Integer.BYTES).putInt(0, config.ipv4()));
-    }
-
-    private int ipv6InterfaceIndex()
-    {
-        final InterfaceRequests.Ipv6Interface iface =
-            InterfaceRequests.ofIpv6Address((Inet6Address)config.address().toInetAddress());
-        return null == iface ? 0 : iface.index();
-    }
-
-    /**
-     * Open a socket that receives one multicast group on the bound address's interface: bound to the group's address
-     * and the link's port (Linux hands a group's datagrams only to sockets bound to the wildcard or the group, ip(7);
-     * SO_REUSEADDR lets several links of a host receive the same group, each a copy), joined with
-     * IP_ADD_MEMBERSHIP (struct ip_mreqn naming the interface by the bound address) or IPV6_ADD_MEMBERSHIP (struct
-     * ipv6_mreq with the interface's index), configured like the link's socket and on the same event loop. The
-     * socket is created on the event loop's thread, so it lives in the link's network namespace whichever thread
-     * joins. Closing it leaves the group (ip(7)).
-     *
-     * @param group   the group (IPv4-mapped for IPv4), of the link's IP version.
-     * @param handler the event loop's inbound handler for its datagrams.
-     * @return the bound, joined channel.
-     * @throws IllegalStateException when the transport is NIO or the kernel refuses, naming why.
-     */
-    Channel openGroup(final Gid group, final ChannelHandler handler)
-    {
-        if (!transport.isNative())
-        {
-            throw new IllegalStateException("udp link " + name + " cannot receive multicast group " + group +
-                " on the NIO transport (its socket options cannot join a group on an interface of a network " +
-                "namespace); use transport=epoll or io_uring");
-        }
-        final Channel groupChannel;
-        try
-        {
-            groupChannel = channel.eventLoop().submit(this::newChannel).get();
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("udp link " + name + ": interrupted opening group " + group, ex);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw new IllegalStateException("udp link " + name + ": cannot open a socket for group " + group + ": " +
-                ex.getCause(), ex.getCause());
-        }
-        final ChannelFuture registration = new Bootstrap().group(this.group).channelFactory(() -> groupChannel)
-            .handler(handler).register().awaitUninterruptibly();
-        try
-        {
-            if (!registration.isSuccess())
-            {
-                throw registration.cause();
-            }
-            configure(groupChannel, maxPayloadLength);
-            groupChannel.config().setOption(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
-            final ChannelFuture bound = groupChannel.bind(new InetSocketAddress(group.toInetAddress(), config.port()))
-                .awaitUninterruptibly();
-            if (!bound.isSuccess())
-            {
-                throw bound.cause();
-            }
-            if (config.ipv6())
-            {
-                groupChannel.config().setOption(IPV6_ADD_MEMBERSHIP_OPTION, ByteBuffer.allocate(IPV6_MREQ_LENGTH)
-                    .putLong(0, group.high()).putLong(Long.BYTES, group.low())
-                    .order(ByteOrder.nativeOrder()).putInt(2 * Long.BYTES, interfaceIndex));
-            }
-            else
-            {
-                groupChannel.config().setOption(IP_ADD_MEMBERSHIP_OPTION, ByteBuffer.allocate(IP_MREQN_LENGTH)
-                    .putInt(0, group.ipv4()).putInt(Integer.BYTES, config.ipv4())
-                    .order(ByteOrder.nativeOrder()).putInt(2 * Integer.BYTES, 0));
-            }
-            return groupChannel;
-        }
-        catch (final Throwable ex)
-        {
-            groupChannel.close().awaitUninterruptibly();
-            throw new IllegalStateException("udp link " + name + " cannot receive multicast group " + group +
-                " on the interface of " + config.addressText() + ": " + ex, ex);
-        }
-    }
-
-    /**
-     * @param groupChannel a channel from {@link #openGroup}.
+     * @param groupChannel a channel from {@link UdpMulticast#openGroup}.
      * @return its native descriptor.
      */
     static int fdOf(final Channel groupChannel)
@@ -619,6 +501,38 @@ final class UdpSocket
     UdpReceiveMode receiveMode()
     {
         return receiveMode;
+    }
+
+    /**
+     * @return the event loop group (one loop) every channel of the link runs on.
+     */
+    MultiThreadIoEventLoopGroup eventLoopGroup()
+    {
+        return group;
+    }
+
+    /**
+     * @return the spec.
+     */
+    UdpLinkConfig config()
+    {
+        return config;
+    }
+
+    /**
+     * @return the largest UDP payload the link carries.
+     */
+    int maxPayloadLength()
+    {
+        return maxPayloadLength;
+    }
+
+    /**
+     * @return the bound IPv6 address's interface index, 0 for IPv4 or when not found.
+     */
+    int interfaceIndex()
+    {
+        return interfaceIndex;
     }
 
     /**
