@@ -8,6 +8,7 @@ import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.transport.link.NamespacePair;
 import org.roce4j.transport.link.TestEnvironment;
 import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.BthHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -28,8 +29,6 @@ class UdpMulticastAcrossNamespacesTest
     private static final String[] RECEIVER_IP6S = {"fd00:82::2", "fd00:82::3", "fd00:82::4"};
     /** Frames sent to the group each round. */
     private static final int FRAMES = 20;
-    /** BTH destination QP of a multicast packet (IBA 10.5.2.1). */
-    private static final int MULTICAST_QPN = 0xFF_FFFF;
     private static final int VETH_MTU = 1500;
     private static NamespacePair namespaces;
 
@@ -109,7 +108,7 @@ class UdpMulticastAcrossNamespacesTest
             final LinkTestFrames.Collector toOutsider = new LinkTestFrames.Collector(2, false);
             for (int i = 0; i < FRAMES; i++)
             {
-                frames.send(sender, null, null, group, i, MULTICAST_QPN, 0xC000 + i, 64 + i);
+                frames.send(sender, null, null, group, i, BthHeader.MULTICAST_QPN, 0xC000 + i, 64 + i);
             }
             sender.flush();
             frames.send(sender, null, null, outsider.address().ips().get(0), 1000, 0x11, 0xC100, 64);
@@ -125,7 +124,7 @@ class UdpMulticastAcrossNamespacesTest
                 assertEquals(group, toDirect.destinationIp(i), "the group is the destination");
                 assertEquals(group, toEventLoop.destinationIp(i), "the group is the destination");
                 assertEquals(sender.address().ips().get(0), toDirect.sourceIp(i));
-                assertEquals(MULTICAST_QPN, toEventLoop.destQp(i));
+                assertEquals(BthHeader.MULTICAST_QPN, toEventLoop.destQp(i));
             }
             assertEquals(1000, toOutsider.sequence(0), "the outsider got the barrier and no group frame");
             assertEquals(1, outsider.counters().get(LinkCounter.FRAMES_RECEIVED));
@@ -134,7 +133,7 @@ class UdpMulticastAcrossNamespacesTest
             direct.leaveGroup(group.high(), group.low());
             for (int i = 0; i < FRAMES; i++)
             {
-                frames.send(sender, null, null, group, FRAMES + i, MULTICAST_QPN, 0xC000 + i, 64 + i);
+                frames.send(sender, null, null, group, FRAMES + i, BthHeader.MULTICAST_QPN, 0xC000 + i, 64 + i);
             }
             sender.flush();
             frames.send(sender, null, null, direct.address().ips().get(0), 2000, 0x11, 0xC100, 64);

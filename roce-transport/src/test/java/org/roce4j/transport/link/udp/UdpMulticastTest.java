@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkTestFrames;
 import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.header.BthHeader;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class UdpMulticastTest
 {
-    private static final int MULTICAST_QPN = 0xFF_FFFF;
     private static final int FRAMES = 10;
 
     private static String address(final int host)
@@ -48,7 +48,7 @@ class UdpMulticastTest
             final LinkTestFrames.Collector atOutsider = new LinkTestFrames.Collector(1, false);
             for (int i = 0; i < FRAMES; i++)
             {
-                frames.send(sender, null, null, group, i, MULTICAST_QPN, 0xC000, 64);
+                frames.send(sender, null, null, group, i, BthHeader.MULTICAST_QPN, 0xC000, 64);
             }
             frames.send(sender, null, null, outsider.address().ips().get(0), 99, 0x12, 0xC000, 64);
             sender.flush();
@@ -61,7 +61,7 @@ class UdpMulticastTest
 
             // The member's own send to the group comes back through IP_MULTICAST_LOOP and is dropped, as rxe never
             // receives its own multicast.
-            frames.send(member, null, null, group, 50, MULTICAST_QPN, 0xC000, 64);
+            frames.send(member, null, null, group, 50, BthHeader.MULTICAST_QPN, 0xC000, 64);
             member.flush();
             LinkTestFrames.pollUntil(member, atMember,
                 () -> 1 == member.counters().get(LinkCounter.RECEIVE_FILTERED), "the member's own frame, filtered");
