@@ -43,6 +43,11 @@ class MckeyWithRxeTest
     /** The join line both mckeys print (mckey.c join_handler: inet_ntop of the MGID, RoCE has no LID). */
     private static final String JOINED = "mckey: joined dgid: ::ffff:" + GROUP;
 
+    /** An IPv6 group (global scope, RFC 4291 2.7), which the guest's rdma_cm refuses on RoCEv2. */
+    private static final String GROUP6 = "ff0e::77:1";
+    /** The join line for it. */
+    private static final String JOINED6 = "mckey: joined dgid: " + GROUP6;
+
     private RxePeer peer;
 
     @Test
@@ -118,6 +123,45 @@ class MckeyWithRxeTest
             "data transfers complete", "test complete", "return status 0"), rxeLog, context);
         assertEquals(MESSAGES, multicastFrames(name, peer.linkAddress(), context),
             "roce4j's sends to the group\n" + context);
+        report(name, start);
+    }
+
+    /**
+     * An IPv6 group is a documented refusal, not a pass: the guest's rdma_cm does not join IPv6 groups on RoCEv2
+     * (cma.c, cma_iboe_join_multicast: a non-AF_INET group on an IB_GID_TYPE_ROCE_UDP_ENCAP GID is -ENOTSUPP, 524;
+     * cma_igmp_send speaks IGMP only), so the guest's {@code mckey -s} bound to its global address fails to join
+     * ff0e::77:1 and sends nothing, printing exactly the lines below and exiting 255. roce4j's side joins the same
+     * group on the tunnel link's IPv6 address (group MAC 33:33:00:77:00:01) and, given nothing, ends after its short
+     * wait with 0 of 10 messages. IPv6 groups between roce4j devices work on every link (roce-transport's
+     * tests); against rxe this case fails, and must be turned into a pass, the day the guest's kernel joins IPv6
+     * groups.
+     */
+    @Test
+    void ipv6GroupIsRefusedByTheGuestsRdmaCm(final TestInfo test) throws IOException
+    {
+        final long start = System.nanoTime();
+        final String name = CaseName.of(test);
+        peer.runOk("ip -6 addr replace " + Ipv6WithRxeTest.GUEST_IPV6 + "/64 dev eth0 nodad");
+        final CompletableFuture<RoceRun> roce = GuestCmTools.startServer(peer, JOINED6, "mckey", "-m", GROUP6,
+            "-b", Ipv6WithRxeTest.LINK_IPV6, "--link", peer.tunnelSpec(name, 0, 0) + ",ip=" +
+            Ipv6WithRxeTest.LINK_IPV6, "--pause", "0", "--timeout", SHORT_TIMEOUT_MS);
+        peer.kill("mk6");
+        peer.start("mk6", "mckey -m " + GROUP6 + " -s -b " + Ipv6WithRxeTest.GUEST_IPV6 + " 2>&1");
+        final int rxeExit = peer.waitFor("mk6", peer.caseTimeLeft(), roce::isDone, GRACE);
+        final String rxeLog = peer.log("mk6");
+        final RoceRun result = GuestCmTools.join(peer, roce, "roce mckey", rxeLog);
+        final String context = context(name, result, rxeLog) + "--- mckey exit: " + rxeExit;
+
+        // mckey's stderr (perror) comes before its buffered stdout in the file.
+        assertEquals(List.of("mckey: failure joining: Unknown error 524",
+            "mckey: failure leaving: Cannot assign requested address", "mckey: starting client", "mckey: joining",
+            "test complete", "return status -1"), rxeLog.lines().toList(), context);
+        assertEquals(255, rxeExit, context);
+        assertEquals(List.of("mckey: starting server", "mckey: joining", JOINED6 + " mlid 0x0 sl 0",
+            "receiving data transfers", "roce mckey: 0 of " + MESSAGES + " messages within " + SHORT_TIMEOUT_MS +
+            " ms", "test complete", "return status -110"), result.out().lines().toList(), context);
+        assertEquals(0, CmCaptures.roceFrames(name, context), "no RoCE frame on the wire: nobody sent\n" + context);
+        System.out.println("[mckey-ipv6] the guest's rdma_cm refused " + GROUP6 + " (ENOTSUPP, 524)");
         report(name, start);
     }
 

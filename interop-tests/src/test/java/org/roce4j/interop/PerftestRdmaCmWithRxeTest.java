@@ -18,13 +18,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @RxePeerTest
 class PerftestRdmaCmWithRxeTest
 {
-    private static final int ITERATIONS = 1000;
+    static final int ITERATIONS = 1000;
     /**
      * ib_send_bw -c UD with roce4j sending: one burst no longer than the guest NIC's receive ring (e1000: 256
      * descriptors). A burst of 1,000 overran it once the emulated guest lagged (rxe counted 995 of 1,000 in rcvd_pkts),
      * and a UD loss is never recovered: perftest's server then waits for ever for the missing messages.
      */
-    private static final int UD_BW_ITERATIONS = 100;
+    static final int UD_BW_ITERATIONS = 100;
     private RxePeer peer;
 
     @ParameterizedTest(name = "{0} -R {1} B, roce4j as {2}")
@@ -33,7 +33,8 @@ class PerftestRdmaCmWithRxeTest
         "send_bw, 2, client", "send_bw, 2, server", "send_bw, 65536, client", "send_bw, 65536, server"})
     void perftestOverRdmaCm(final String tool, final int size, final String role) throws IOException
     {
-        run(getClass().getSimpleName() + "-" + tool + "-" + size + "-" + role, tool, "-R", size, role, ITERATIONS);
+        run(peer, getClass().getSimpleName() + "-" + tool + "-" + size + "-" + role, tool, "-R", size, role,
+            ITERATIONS);
     }
 
     /**
@@ -45,12 +46,24 @@ class PerftestRdmaCmWithRxeTest
     @CsvSource({"send_bw, 2, client", "send_bw, 2, server", "send_lat, 2, client", "send_lat, 2, server"})
     void perftestOverRdmaCmUd(final String tool, final int size, final String role) throws IOException
     {
-        run(getClass().getSimpleName() + "-ud-" + tool + "-" + size + "-" + role, tool, "-R -c UD", size, role,
+        run(peer, getClass().getSimpleName() + "-ud-" + tool + "-" + size + "-" + role, tool, "-R -c UD", size, role,
             "send_bw".equals(tool) ? UD_BW_ITERATIONS : ITERATIONS);
     }
 
-    private void run(final String name, final String tool, final String cmOptions, final int size,
-        final String role, final int iterations) throws IOException
+    /**
+     * One {@code roce perf} run with rdma_cm against the guest's perftest, with this class's checks (shared with
+     * {@link TrixiePerftestRdmaCmWithRxeTest}).
+     *
+     * @param peer       the guest.
+     * @param name       the case (and its capture's) name.
+     * @param tool       e.g. {@code send_bw}.
+     * @param cmOptions  {@code -R}, or {@code -R -c UD}.
+     * @param size       message size.
+     * @param role       {@code client} or {@code server}: roce4j's.
+     * @param iterations -n.
+     */
+    static void run(final RxePeer peer, final String name, final String tool, final String cmOptions,
+        final int size, final String role, final int iterations) throws IOException
     {
         assertEquals(1024, peer.ready().activeMtu());
         final PerftestInterop.Case c = new PerftestInterop.Case(name, tool, cmOptions + " -s " + size + " -n " +

@@ -29,6 +29,8 @@ import picocli.CommandLine.Spec;
         "UD multicast through rdma_cm, like rdma-core's mckey: join the group -m (IPv4 or IPv6) with -c UD QPs; " +
             "with -s send -C messages of -S bytes to it, without -s receive them.",
         "With --link memory (the default) a receiver and a sender both run in this process.",
+        "Every link receives groups: udp:IP through a socket per joined group (epoll or io_uring; nio refuses), " +
+            "pcap: with the group's MAC in the interface's multicast filter (needs CAP_NET_ADMIN), tunnel: as is.",
         "Exit codes as mckey's return status: 0; 1 bad options; 255 a failed join or leave; 146 --timeout expired."})
 public final class MckeyCommand implements Callable<Integer>, CmToolRunner.Tool<MckeySettings>
 {

@@ -302,12 +302,16 @@ public final class EthernetLayer
      *
      * @param high 64 bits of the group's GID (IPv4-mapped for IPv4).
      * @param low  64 bits of the group's GID.
+     * @return the group's MAC when this join is the first to it (a link with a NIC filter adds it there), else
+     *     {@link Mac#NONE}.
      * @throws IllegalArgumentException when the GID is not a multicast group.
      */
-    public void joinGroup(final long high, final long low)
+    public long joinGroup(final long high, final long low)
     {
         final long mac = groupMac(high, low);
-        joinedMacs.put(mac, joinedMacs.get(mac) + 1);
+        final long joined = joinedMacs.get(mac);
+        joinedMacs.put(mac, joined + 1);
+        return 0 == joined ? mac : Mac.NONE;
     }
 
     /**
@@ -315,19 +319,38 @@ public final class EthernetLayer
      *
      * @param high 64 bits of the group's GID.
      * @param low  64 bits of the group's GID.
+     * @return the group's MAC when no joined group maps to it any more (a link with a NIC filter removes it there),
+     *     else {@link Mac#NONE}.
      */
-    public void leaveGroup(final long high, final long low)
+    public long leaveGroup(final long high, final long low)
     {
         final long mac = groupMac(high, low);
         final long joined = joinedMacs.get(mac);
         if (joined > 1)
         {
             joinedMacs.put(mac, joined - 1);
+            return Mac.NONE;
         }
-        else
+        if (0 == joined)
         {
-            joinedMacs.remove(mac);
+            return Mac.NONE;
         }
+        joinedMacs.remove(mac);
+        return mac;
+    }
+
+    /**
+     * @return every MAC a joined group maps to (a link with a NIC filter removes them on close).
+     */
+    public long[] joinedGroupMacs()
+    {
+        final long[] macs = new long[joinedMacs.size()];
+        final Long2LongHashMap.KeyIterator keys = joinedMacs.keySet().iterator();
+        for (int i = 0; i < macs.length; i++)
+        {
+            macs[i] = keys.nextValue();
+        }
+        return macs;
     }
 
     private static long groupMac(final long high, final long low)

@@ -11,10 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
-import com.sun.jna.NativeLong;
-import com.sun.jna.Platform;
 import org.roce4j.transport.link.Link;
 
 /**
@@ -31,45 +27,9 @@ import org.roce4j.transport.link.Link;
  */
 public final class InterfaceMtu
 {
-    /** AF_INET (bits/socket.h). */
-    private static final int AF_INET = 2;
-    /** SOCK_DGRAM (bits/socket_type.h). */
-    private static final int SOCK_DGRAM = 2;
-    /** SIOCGIFMTU (linux/sockios.h). */
-    private static final long SIOCGIFMTU = 0x8921;
-    /** sizeof(struct ifreq) on Linux. */
-    private static final int IFREQ_LENGTH = 40;
-    /** IFNAMSIZ (linux/if.h): the name field, NUL terminated. */
-    private static final int IFNAMSIZ = 16;
     /** Ethernet's MTU, when nothing else can be read. */
     private static final int DEFAULT_MTU = 1500;
     private static final System.Logger LOG = System.getLogger(InterfaceMtu.class.getName());
-
-    /** The libc calls used. */
-    interface LibC extends Library
-    {
-        /**
-         * @param domain   AF_*.
-         * @param type     SOCK_*.
-         * @param protocol 0.
-         * @return fd or -1.
-         */
-        int socket(int domain, int type, int protocol);
-
-        /**
-         * @param fd       socket.
-         * @param request  SIOC*.
-         * @param argument struct ifreq, copied in and out.
-         * @return 0 or -1.
-         */
-        int ioctl(int fd, NativeLong request, byte[] argument);
-
-        /**
-         * @param fd to close.
-         * @return 0 or -1.
-         */
-        int close(int fd);
-    }
 
     private InterfaceMtu()
     {
@@ -92,10 +52,10 @@ public final class InterfaceMtu
     {
         if (address instanceof Inet6Address && !address.isLoopbackAddress())
         {
-            final String iface = ipv6Interface((Inet6Address)address);
+            final InterfaceRequests.Ipv6Interface iface = InterfaceRequests.ofIpv6Address((Inet6Address)address);
             if (null != iface)
             {
-                return ofInterface(iface);
+                return ofInterface(iface.name());
             }
         }
         int mtu = DEFAULT_MTU;
@@ -121,66 +81,14 @@ public final class InterfaceMtu
         return Math.min(mtu, Link.MAX_IP_MTU);
     }
 
-    /**
-     * The interface holding an IPv6 address, from {@code /proc/thread-self/net/if_inet6} (the calling thread's network
-     * namespace, which java.net.NetworkInterface does not see from a thread that entered another one): rows of the
-     * address as 32 hex digits, index, prefix length, scope, flags and the interface's name.
-     */
-    private static String ipv6Interface(final Inet6Address address)
-    {
-        final StringBuilder hex = new StringBuilder(32);
-        for (final byte b : address.getAddress())
-        {
-            hex.append(Character.forDigit((b >>> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
-        }
-        try
-        {
-            for (final String line : Files.readAllLines(Path.of("/proc/thread-self/net/if_inet6"),
-                StandardCharsets.US_ASCII))
-            {
-                final String[] columns = line.trim().split("\\s+");
-                if (columns.length >= 6 && hex.toString().equals(columns[0]))
-                {
-                    return columns[5];
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            LOG.log(System.Logger.Level.DEBUG, "cannot read if_inet6: " + ex);
-        }
-        return null;
-    }
-
     private static int read(final String iface)
     {
-        final byte[] name = iface.getBytes(StandardCharsets.US_ASCII);
-        if (Platform.isLinux() && name.length < IFNAMSIZ)
+        if (iface.getBytes(StandardCharsets.US_ASCII).length < InterfaceRequests.IFNAMSIZ)
         {
-            try
+            final byte[] ifreq = InterfaceRequests.ifreq(iface);
+            if (0 == InterfaceRequests.ioctl(InterfaceRequests.SIOCGIFMTU, ifreq))
             {
-                final LibC libc = Native.load(Platform.C_LIBRARY_NAME, LibC.class);
-                final int fd = libc.socket(AF_INET, SOCK_DGRAM, 0);
-                if (fd >= 0)
-                {
-                    try
-                    {
-                        final byte[] ifreq = new byte[IFREQ_LENGTH];
-                        System.arraycopy(name, 0, ifreq, 0, name.length);
-                        if (0 == libc.ioctl(fd, new NativeLong(SIOCGIFMTU), ifreq))
-                        {
-                            return ByteBuffer.wrap(ifreq).order(ByteOrder.nativeOrder()).getInt(IFNAMSIZ);
-                        }
-                    }
-                    finally
-                    {
-                        libc.close(fd);
-                    }
-                }
-            }
-            catch (final LinkageError ex)
-            {
-                // No JNA for this platform: fall through to sysfs.
+                return ByteBuffer.wrap(ifreq).order(ByteOrder.nativeOrder()).getInt(InterfaceRequests.IFNAMSIZ);
             }
         }
         try

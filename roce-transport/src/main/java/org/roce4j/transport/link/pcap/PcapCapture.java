@@ -180,7 +180,10 @@ final class PcapCapture implements EthernetLayer.Medium
             hosts.append("dst host ").append(ip.isIpv4Mapped() ? Ipv4Header.addressToString(ip.ipv4()) :
                 ip.toString()).append(" or ");
         }
-        return "arp or icmp6 or (udp dst port 4791 and (" + hosts + "ether dst " + Mac.toString(mac) + "))";
+        // "ether multicast": frames to a group's MAC, which the NIC passes once the group is joined (SIOCADDMULTI);
+        // the Ethernet layer keeps only the joined groups' MACs.
+        return "arp or icmp6 or (udp dst port 4791 and (" + hosts + "ether dst " + Mac.toString(mac) +
+            " or ether multicast))";
     }
 
     /**

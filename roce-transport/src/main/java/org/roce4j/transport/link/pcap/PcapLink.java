@@ -17,6 +17,7 @@ import org.roce4j.transport.link.LinkCounters;
 import org.roce4j.transport.link.ethernet.EthernetLayer;
 import org.roce4j.transport.link.ethernet.NeighbourState;
 import org.roce4j.transport.link.host.InterfaceMtu;
+import org.roce4j.transport.link.host.InterfaceRequests;
 import org.roce4j.wire.addr.Gid;
 import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
@@ -37,13 +38,16 @@ import org.roce4j.wire.header.EthernetHeader;
  * sent at {@link #commit} (libpcap sends one frame per call); {@link #flush()} runs the resolution timers.
  *
  * <p>Promiscuous mode is on when the link's MAC is not the interface's, or when it owns an IPv6 address (its
- * solicitations arrive on multicast groups the interface has not joined).
+ * solicitations arrive on multicast groups the interface has not joined). Otherwise a multicast group's frames pass
+ * the NIC because {@link #joinGroup} puts the group's MAC in the interface's filter.
  *
  * <p><b>Threading.</b> Everything happens on the engine thread, except in the fallback mode of {@link PcapCapture}.
  * {@link #counters()} may be read from any thread.
  */
 public final class PcapLink implements Link
 {
+    private static final System.Logger LOG = System.getLogger(PcapLink.class.getName());
+
     private final PcapLinkConfig config;
     private final String name;
     private final LinkAddress address;
@@ -206,16 +210,46 @@ public final class PcapLink implements Link
         layer.resolve(high, low);
     }
 
-    /** {@inheritDoc} */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The first group on a MAC also puts the MAC in the interface's multicast filter (SIOCADDMULTI, what
+     * {@code ip maddr add} and rxe_mcast_add's dev_mc_add do), so the NIC passes the group's frames without
+     * promiscuous mode. The request goes through a socket of the calling thread's network namespace, which must be
+     * the interface's.
+     *
+     * @throws IllegalStateException when the kernel refuses the MAC (no CAP_NET_ADMIN); the group is not joined.
+     */
     public void joinGroup(final long high, final long low)
     {
-        layer.joinGroup(high, low);
+        final long mac = layer.joinGroup(high, low);
+        if (Mac.NONE != mac)
+        {
+            try
+            {
+                InterfaceRequests.addMulticastMac(config.iface(), mac);
+            }
+            catch (final RuntimeException ex)
+            {
+                layer.leaveGroup(high, low);
+                throw ex;
+            }
+        }
     }
 
-    /** {@inheritDoc} */
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The last group on a MAC also removes the MAC from the interface's multicast filter (SIOCDELMULTI,
+     * rxe_mcast_del's dev_mc_del).
+     */
     public void leaveGroup(final long high, final long low)
     {
-        layer.leaveGroup(high, low);
+        final long mac = layer.leaveGroup(high, low);
+        if (Mac.NONE != mac)
+        {
+            InterfaceRequests.deleteMulticastMac(config.iface(), mac);
+        }
     }
 
     /** {@inheritDoc} */
@@ -349,6 +383,18 @@ public final class PcapLink implements Link
         if (null != capture)
         {
             capture.close();
+        }
+        // The kernel's filter entries outlive the process: remove those of groups never left.
+        for (final long mac : layer.joinedGroupMacs())
+        {
+            try
+            {
+                InterfaceRequests.deleteMulticastMac(config.iface(), mac);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.log(System.Logger.Level.WARNING, name + ": " + ex.getMessage());
+            }
         }
     }
 

@@ -273,7 +273,7 @@ final class KernelHeaders
      * @param destinationMac  the link's MAC (0 for the udp link).
      * @param sourceIpv4      the datagram's sender.
      * @param sourcePort      the datagram's sender port.
-     * @param destinationIpv4 the bound address.
+     * @param destinationIpv4 the bound address, or the joined group the datagram came to.
      * @param payloadLength   UDP payload length.
      */
     void writeIncomingHeaders(
@@ -321,6 +321,8 @@ final class KernelHeaders
      * @param sourceHigh      the datagram's sender, high 64 bits.
      * @param sourceLow       the datagram's sender, low 64 bits.
      * @param sourcePort      the datagram's sender port.
+     * @param destinationHigh the bound address or the joined group the datagram came to, high 64 bits.
+     * @param destinationLow  low 64 bits of it.
      * @param payloadLength   UDP payload length.
      */
     void writeIncomingIpv6Headers(
@@ -329,6 +331,8 @@ final class KernelHeaders
         final long sourceHigh,
         final long sourceLow,
         final int sourcePort,
+        final long destinationHigh,
+        final long destinationLow,
         final int payloadLength)
     {
         // Ethernet: neither MAC is known on this path (the kernel owns layer 2); both are left zero.
@@ -341,7 +345,7 @@ final class KernelHeaders
             .nextHeader(Ipv6Header.NEXT_HEADER_UDP)
             .hopLimit(RoceFrameBuilder.DEFAULT_TTL)
             .source(sourceHigh, sourceLow)
-            .destination(this.sourceHigh, this.sourceLow);
+            .destination(destinationHigh, destinationLow);
         udp.wrap(buffer, ipOffset + Ipv6Header.LENGTH)
             .sourcePort(sourcePort)
             .destinationPort(UdpHeader.ROCE_V2_PORT)

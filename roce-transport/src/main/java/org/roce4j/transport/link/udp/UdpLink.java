@@ -1,8 +1,11 @@
 package org.roce4j.transport.link.udp;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.netty.channel.Channel;
 import org.agrona.MutableDirectBuffer;
 import org.roce4j.transport.link.FrameHandler;
 import org.roce4j.transport.link.FrameTap;
@@ -13,6 +16,7 @@ import org.roce4j.transport.link.LinkCounter;
 import org.roce4j.transport.link.LinkCounters;
 import org.roce4j.transport.link.host.InterfaceMtu;
 import org.roce4j.wire.addr.Gid;
+import org.roce4j.wire.addr.Mac;
 import org.roce4j.wire.header.EthernetHeader;
 import org.roce4j.wire.header.Ipv4Header;
 import org.roce4j.wire.header.Ipv6Header;
@@ -35,6 +39,9 @@ import org.roce4j.wire.header.UdpHeader;
  * of its payload. <b>Incoming ICRCs cannot be checked on this path</b>: the real IP header (whose identification
  * the sender's kernel chose) is not visible, so {@link #verifiesIcrc()} is false and every delivered frame is also
  * counted as {@link LinkCounter#RECEIVE_UNVERIFIED}.
+ *
+ * <p><b>Multicast</b> ({@link #joinGroup}): a socket per joined group, bound to the group, read by the same receive
+ * path.
  *
  * <p><b>Socket</b> ({@link UdpSocket}): transport and modes, options, bind. On an idle link, frames sent by peers =
  * FRAMES_RECEIVED + RECEIVE_ERRORS + RECEIVE_FILTERED (NIO cannot see the kernel's drops).
@@ -61,6 +68,8 @@ public final class UdpLink implements Link
     private final UdpSendPath send;
     private final UdpReceivePath receive;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Joined groups and their sockets (engine thread, and close). */
+    private final Map<Gid, Channel> groups = new HashMap<>();
     private int claimIndex = -1;
     private int claimLength;
 
@@ -106,7 +115,8 @@ public final class UdpLink implements Link
         try
         {
             final int maxPayloadLength = link.mtu - (config.ipv6() ? IPV6_UDP_OVERHEAD : IPV4_UDP_OVERHEAD);
-            socket.start(new UdpReceivePath.EventLoopHandler(link.receive, link.send), maxPayloadLength);
+            socket.start(new UdpReceivePath.EventLoopHandler(link.receive, link.send, config.address()),
+                maxPayloadLength);
             link.send.attach(socket);
             link.receive.attach(socket);
         }
@@ -183,22 +193,69 @@ public final class UdpLink implements Link
     }
 
     /**
-     * The kernel UDP link cannot receive a multicast group: its socket is bound to one unicast address
-     * ({@link UdpLinkConfig} refuses the wildcard, which rxe's own port-4791 socket would need too), and Linux hands
-     * a datagram sent to a group only to sockets bound to the wildcard or to the group address (ip(7),
-     * IP_ADD_MEMBERSHIP changes what the interface accepts, not that). Joining would succeed and deliver nothing, so
-     * the attach is refused with the reason. Sending to a group works: the kernel sends to the group's IP and MAC.
+     * Receive a multicast group. The link's socket is bound to a unicast address, and Linux hands a datagram sent to a
+     * group only to sockets bound to the wildcard or to the group (ip(7)), so each joined group gets a socket of its
+     * own ({@link UdpMulticast#openGroup}): bound to the group and the link's port, joined on the bound address's
+     * interface, feeding the link's one receive path with the group as each datagram's destination (direct mode:
+     * {@link #poll} reads it with recvmmsg after the link's socket; event-loop mode: its reads go to the same ring).
+     * Sending to a group needs no join: the kernel sends to the group's IP and MAC out of the bound address's
+     * interface (IP_MULTICAST_IF), and with IP_MULTICAST_LOOP (the default) a group's members on this host receive it
+     * too. Joining a group already joined does nothing.
      *
-     * @param high 64 bits of the group's GID.
+     * @param high 64 bits of the group's GID (IPv4-mapped for an IPv4 group).
      * @param low  64 bits of the group's GID.
-     * @throws IllegalStateException always.
+     * @throws IllegalArgumentException when the GID is not a multicast group of the link's IP version.
+     * @throws IllegalStateException    when the transport is NIO or the kernel refuses the socket or the membership.
      */
     public void joinGroup(final long high, final long low)
     {
-        throw new IllegalStateException("udp link " + name + " cannot receive multicast group " +
-            Gid.toString(high, low) + ": its socket is bound to the unicast address " + config.address() +
-            ", and Linux delivers a datagram sent to a group only to sockets bound to the wildcard or to the group " +
-            "itself (ip(7)); sending to the group works. Receive multicast on a tunnel:, pcap: or memory link");
+        final Gid group = new Gid(high, low);
+        if (Mac.NONE == Mac.ofMulticastGroup(high, low) || config.ipv6() == group.isIpv4Mapped())
+        {
+            throw new IllegalArgumentException("udp link " + name + " cannot join " + group + ": not an " +
+                (config.ipv6() ? "IPv6" : "IPv4") + " multicast group (the link's socket is " +
+                (config.ipv6() ? "IPv6" : "IPv4") + ")");
+        }
+        if (closed.get())
+        {
+            throw new IllegalStateException(name + " is closed");
+        }
+        if (groups.containsKey(group))
+        {
+            return;
+        }
+        final Channel channel =
+            UdpMulticast.openGroup(socket, group, new UdpReceivePath.EventLoopHandler(receive, send, group));
+        groups.put(group, channel);
+        if (UdpReceiveMode.DIRECT == socket.receiveMode())
+        {
+            receive.addGroup(UdpSocket.fdOf(channel), group);
+        }
+    }
+
+    /**
+     * Stop receiving a group: its socket is no longer read and is closed, which leaves the group (ip(7)). A group
+     * not joined is ignored.
+     *
+     * @param high 64 bits of the group's GID.
+     * @param low  64 bits of the group's GID.
+     */
+    public void leaveGroup(final long high, final long low)
+    {
+        final Channel channel = groups.remove(new Gid(high, low));
+        if (null != channel)
+        {
+            closeGroup(channel);
+        }
+    }
+
+    private void closeGroup(final Channel channel)
+    {
+        if (UdpReceiveMode.DIRECT == socket.receiveMode())
+        {
+            receive.removeGroup(UdpSocket.fdOf(channel));
+        }
+        channel.close().awaitUninterruptibly();
     }
 
     /** {@inheritDoc} */
@@ -335,6 +392,11 @@ public final class UdpLink implements Link
         }
         send.close();
         receive.close();
+        for (final Channel channel : groups.values())
+        {
+            channel.close().awaitUninterruptibly();
+        }
+        groups.clear();
         socket.close();
     }
 

@@ -3,6 +3,7 @@ package org.roce4j.transport.link.udp;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 import io.netty.buffer.ByteBuf;
@@ -73,6 +74,15 @@ final class UdpReceivePath
     private ScheduledFuture<?> kernelDropsTask;
     private int fd = -1;
 
+    /** The bound address, the destination of the link's own socket's datagrams. */
+    private final long boundHigh;
+    private final long boundLow;
+    /** Joined groups' sockets read in direct mode (engine thread): descriptors and groups, groupCount in use. */
+    private int[] groupFds = new int[0];
+    private long[] groupHighs = new long[0];
+    private long[] groupLows = new long[0];
+    private int groupCount;
+
     private final OneToOneRingBuffer ring;
     private final MessageHandler ringDelivery = this::deliver;
     private FrameHandler frameHandler;
@@ -89,6 +99,8 @@ final class UdpReceivePath
         this.incoming = new KernelHeaders(config.address(), config.port());
         this.eventLoopHeaders = new KernelHeaders(config.address(), config.port());
         this.headerLength = incoming.incomingHeaderLength();
+        this.boundHigh = config.address().high();
+        this.boundLow = config.address().low();
         if (UdpReceiveMode.DIRECT == mode)
         {
             // Each slot: the synthetic header, then room for the largest payload plus one byte (a datagram that
@@ -154,26 +166,14 @@ final class UdpReceivePath
             {
                 return 0;
             }
-            while (delivered < maxFrames)
+            delivered = receiveFrom(fd, boundHigh, boundLow, handler, maxFrames);
+            for (int g = 0; g < groupCount && delivered < maxFrames; g++)
             {
-                final int wanted = Math.min(maxFrames - delivered, DIRECT_RECEIVE_SLOTS);
-                final int received = slots.receive(fd, wanted);
-                if (received <= 0)
-                {
-                    if (0 == delivered)
-                    {
-                        onIdle(received);
-                    }
-                    break;
-                }
-                for (int i = 0; i < received; i++)
-                {
-                    delivered += deliverSlot(handler, i);
-                }
-                if (received < wanted)
-                {
-                    break;
-                }
+                delivered += receiveFrom(groupFds[g], groupHighs[g], groupLows[g], handler, maxFrames - delivered);
+            }
+            if (0 == delivered && null != kernelDrops)
+            {
+                kernelDrops.countInto(counters, System.nanoTime(), KERNEL_DROPS_PERIOD_NS);
             }
         }
         finally
@@ -183,20 +183,83 @@ final class UdpReceivePath
         return delivered;
     }
 
-    private void onIdle(final int result)
+    /**
+     * recvmmsg from one socket (the link's, or a joined group's) until it is empty or maxFrames are delivered.
+     *
+     * @param destinationHigh the address the socket receives (bound address or group), for the synthetic header.
+     * @param destinationLow  low 64 bits of it.
+     */
+    private int receiveFrom(final int socket, final long destinationHigh, final long destinationLow,
+        final FrameHandler handler, final int maxFrames)
     {
-        if (result < 0 && -LinuxSendmmsg.EAGAIN != result && -LinuxSendmmsg.EINTR != result)
+        int delivered = 0;
+        while (delivered < maxFrames)
         {
-            counters.increment(LinkCounter.RECEIVE_ERRORS);
-            LOG.log(System.Logger.Level.DEBUG, "udp link " + config.spec() + ": recvmmsg errno " + -result);
+            final int wanted = Math.min(maxFrames - delivered, DIRECT_RECEIVE_SLOTS);
+            final int received = slots.receive(socket, wanted);
+            if (received <= 0)
+            {
+                if (received < 0 && -LinuxSendmmsg.EAGAIN != received && -LinuxSendmmsg.EINTR != received)
+                {
+                    counters.increment(LinkCounter.RECEIVE_ERRORS);
+                    LOG.log(System.Logger.Level.DEBUG, "udp link " + config.spec() + ": recvmmsg errno " + -received);
+                }
+                break;
+            }
+            for (int i = 0; i < received; i++)
+            {
+                delivered += deliverSlot(handler, i, destinationHigh, destinationLow);
+            }
+            if (received < wanted)
+            {
+                break;
+            }
         }
-        if (null != kernelDrops)
+        return delivered;
+    }
+
+    /**
+     * Direct receive mode, engine thread: read a joined group's socket too from the next {@link #poll}.
+     *
+     * @param socket the group socket's descriptor.
+     * @param group  the group, written as each of its datagrams' destination (the engine looks the group up by it).
+     */
+    void addGroup(final int socket, final Gid group)
+    {
+        if (groupCount == groupFds.length)
         {
-            kernelDrops.countInto(counters, System.nanoTime(), KERNEL_DROPS_PERIOD_NS);
+            groupFds = Arrays.copyOf(groupFds, groupCount + 1);
+            groupHighs = Arrays.copyOf(groupHighs, groupCount + 1);
+            groupLows = Arrays.copyOf(groupLows, groupCount + 1);
+        }
+        groupFds[groupCount] = socket;
+        groupHighs[groupCount] = group.high();
+        groupLows[groupCount] = group.low();
+        groupCount++;
+    }
+
+    /**
+     * Direct receive mode, engine thread: stop reading a group's socket (before it is closed).
+     *
+     * @param socket the group socket's descriptor.
+     */
+    void removeGroup(final int socket)
+    {
+        for (int g = 0; g < groupCount; g++)
+        {
+            if (socket == groupFds[g])
+            {
+                groupCount--;
+                groupFds[g] = groupFds[groupCount];
+                groupHighs[g] = groupHighs[groupCount];
+                groupLows[g] = groupLows[groupCount];
+                return;
+            }
         }
     }
 
-    private int deliverSlot(final FrameHandler handler, final int slot)
+    private int deliverSlot(final FrameHandler handler, final int slot, final long destinationHigh,
+        final long destinationLow)
     {
         final int payloadLength = slots.length(slot);
         if (slots.truncated(slot) || payloadLength > maxPayloadLength)
@@ -209,19 +272,38 @@ final class UdpReceivePath
             counters.increment(LinkCounter.RECEIVE_FILTERED);
             return 0;
         }
+        final long sourceHigh = ipv6 ? slots.sourceIpv6High(slot) : Gid.IPV4_MAPPED_HIGH;
+        final long sourceLow = ipv6 ? slots.sourceIpv6Low(slot) : Gid.ipv4MappedLow(slots.sourceIpv4(slot));
+        if (isOwnGroupEcho(destinationHigh, destinationLow, sourceHigh, sourceLow, slots.sourcePort(slot)))
+        {
+            counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return 0;
+        }
         final int index = slot * slotBytes;
         if (ipv6)
         {
             incoming.writeIncomingIpv6Headers(arena, index, slots.sourceIpv6High(slot), slots.sourceIpv6Low(slot),
-                slots.sourcePort(slot), payloadLength);
+                slots.sourcePort(slot), destinationHigh, destinationLow, payloadLength);
         }
         else
         {
             incoming.writeIncomingHeaders(arena, index, 0L, slots.sourceIpv4(slot), slots.sourcePort(slot),
-                config.ipv4(), payloadLength);
+                (int)destinationLow, payloadLength);
         }
         deliverFrame(handler, arena, index, headerLength + payloadLength);
         return 1;
+    }
+
+    /**
+     * A group's datagram this link sent itself, looped back by the kernel (IP_MULTICAST_LOOP, on so that other links
+     * of this host can be members): dropped, as rxe never receives its own multicast (rxe_mcast_add joins the group
+     * at layer 2 only, so the IP layer loops nothing back to it) and as roce4j's other links never do.
+     */
+    private boolean isOwnGroupEcho(final long destinationHigh, final long destinationLow, final long sourceHigh,
+        final long sourceLow, final int sourcePort)
+    {
+        return (destinationHigh != boundHigh || destinationLow != boundLow) && sourceHigh == boundHigh &&
+            sourceLow == boundLow && sourcePort == config.port();
     }
 
     private void deliver(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
@@ -261,9 +343,11 @@ final class UdpReceivePath
     /**
      * Event loop, event-loop receive mode: turns datagrams into synthetic frames in the ring.
      *
-     * @param packet a datagram read by Netty (released by the caller).
+     * @param packet          a datagram read by Netty (released by the caller).
+     * @param destinationHigh the address its socket receives (bound address or joined group), high 64 bits.
+     * @param destinationLow  low 64 bits of it.
      */
-    void onDatagram(final DatagramPacket packet)
+    void onDatagram(final DatagramPacket packet, final long destinationHigh, final long destinationLow)
     {
         if (null == ring)
         {
@@ -283,6 +367,14 @@ final class UdpReceivePath
             counters.increment(LinkCounter.RECEIVE_FILTERED);
             return;
         }
+        final InetSocketAddress sender = packet.sender();
+        final InetAddress source = sender.getAddress();
+        final Gid from = Gid.of(source);
+        if (isOwnGroupEcho(destinationHigh, destinationLow, from.high(), from.low(), sender.getPort()))
+        {
+            counters.increment(LinkCounter.RECEIVE_FILTERED);
+            return;
+        }
         final int index = ring.tryClaim(FRAME_RECORD, headerLength + payloadLength);
         if (index < 0)
         {
@@ -291,18 +383,15 @@ final class UdpReceivePath
             return;
         }
         final UnsafeBuffer buffer = (UnsafeBuffer)ring.buffer();
-        final InetSocketAddress sender = packet.sender();
-        final InetAddress source = sender.getAddress();
-        final Gid from = Gid.of(source);
         if (ipv6)
         {
             eventLoopHeaders.writeIncomingIpv6Headers(buffer, index, from.high(), from.low(), sender.getPort(),
-                payloadLength);
+                destinationHigh, destinationLow, payloadLength);
         }
         else
         {
-            eventLoopHeaders.writeIncomingHeaders(buffer, index, 0L, from.ipv4(), sender.getPort(), config.ipv4(),
-                payloadLength);
+            eventLoopHeaders.writeIncomingHeaders(buffer, index, 0L, from.ipv4(), sender.getPort(),
+                (int)destinationLow, payloadLength);
         }
         final ByteBuffer bytes = content.internalNioBuffer(content.readerIndex(), payloadLength);
         buffer.putBytes(index + headerLength, bytes, bytes.position(), payloadLength);
@@ -310,17 +399,27 @@ final class UdpReceivePath
     }
 
     /**
-     * The event loop's inbound handler: datagrams, writability, write errors.
+     * The event loop's inbound handler of one socket (the link's or a joined group's): datagrams, writability, write
+     * errors.
      */
     static final class EventLoopHandler extends ChannelInboundHandlerAdapter
     {
         private final UdpReceivePath receive;
         private final UdpSendPath send;
+        private final long destinationHigh;
+        private final long destinationLow;
 
-        EventLoopHandler(final UdpReceivePath receive, final UdpSendPath send)
+        /**
+         * @param receive     where datagrams go.
+         * @param send        told of writability and write errors.
+         * @param destination the address the socket receives: the bound address or a joined group.
+         */
+        EventLoopHandler(final UdpReceivePath receive, final UdpSendPath send, final Gid destination)
         {
             this.receive = receive;
             this.send = send;
+            this.destinationHigh = destination.high();
+            this.destinationLow = destination.low();
         }
 
         public void channelRead(final ChannelHandlerContext ctx, final Object msg)
@@ -328,7 +427,7 @@ final class UdpReceivePath
             final DatagramPacket packet = (DatagramPacket)msg;
             try
             {
-                receive.onDatagram(packet);
+                receive.onDatagram(packet, destinationHigh, destinationLow);
             }
             finally
             {

@@ -52,9 +52,9 @@ final class UdpSocket
     private static final int SOCKET_BUFFER_BYTES = 8 << 20;
 
     /** IPPROTO_IP (netinet/in.h). */
-    private static final int IPPROTO_IP = 0;
+    static final int IPPROTO_IP = 0;
     /** IPPROTO_IPV6 (netinet/in.h). */
-    private static final int IPPROTO_IPV6 = 41;
+    static final int IPPROTO_IPV6 = 41;
     /** IPPROTO_UDP (netinet/in.h). */
     private static final int IPPROTO_UDP = 17;
     /** IP_MTU_DISCOVER (linux/in.h). */
@@ -99,6 +99,9 @@ final class UdpSocket
     private final String name;
     private Channel channel;
     private int fd = -1;
+    private int maxPayloadLength;
+    /** The bound address's interface (IPv6; 0 for IPv4, whose requests name the interface by the bound address). */
+    private int interfaceIndex;
 
     private UdpSocket(final UdpLinkConfig config, final UdpTransport transport, final UdpSendMode sendMode,
         final UdpReceiveMode receiveMode, final String name)
@@ -160,7 +163,8 @@ final class UdpSocket
             throw new IllegalStateException("udp link " + name + ": cannot register the channel: " +
                 registration.cause(), registration.cause());
         }
-        configure(maxPayloadLength);
+        this.maxPayloadLength = maxPayloadLength;
+        configure(channel, maxPayloadLength);
         warmUpReceiveBuffers(maxPayloadLength);
         final ChannelFuture bound = channel.bind(new InetSocketAddress(config.address().toInetAddress(),
             config.port())).awaitUninterruptibly();
@@ -170,27 +174,38 @@ final class UdpSocket
         }
         if (UdpSendMode.DIRECT == sendMode || UdpReceiveMode.DIRECT == receiveMode)
         {
-            fd = nativeSocket().intValue();
+            fd = nativeSocket(channel).intValue();
+        }
+        if (transport.isNative())
+        {
+            interfaceIndex = UdpMulticast.interfaceIndex(config);
+            UdpMulticast.sendFromBoundInterface(channel, config, interfaceIndex);
         }
     }
 
-    private void configure(final int maxPayloadLength)
+    /**
+     * Set the options of the link's socket on a channel (the link's, or a group's).
+     *
+     * @param channel          registered, not bound.
+     * @param maxPayloadLength the largest UDP payload the link carries.
+     */
+    void configure(final Channel channel, final int maxPayloadLength)
     {
         final int slot = maxPayloadLength + 1;
         if (transport.isNative())
         {
             if (config.ipv6())
             {
-                setChecked(IPV6_MTU_DISCOVER_OPTION, PMTUDISC_DO);
-                setChecked(IPV6_AUTOFLOWLABEL_OPTION, 0);
-                setChecked(UDP_NO_CHECK6_RX_OPTION, 1);
+                setChecked(channel, IPV6_MTU_DISCOVER_OPTION, PMTUDISC_DO);
+                setChecked(channel, IPV6_AUTOFLOWLABEL_OPTION, 0);
+                setChecked(channel, UDP_NO_CHECK6_RX_OPTION, 1);
             }
             else
             {
-                setChecked(IP_MTU_DISCOVER_OPTION, PMTUDISC_DO);
+                setChecked(channel, IP_MTU_DISCOVER_OPTION, PMTUDISC_DO);
             }
-            setBufferSize(SO_RCVBUFFORCE_OPTION, ChannelOption.SO_RCVBUF);
-            setBufferSize(SO_SNDBUFFORCE_OPTION, ChannelOption.SO_SNDBUF);
+            setBufferSize(channel, SO_RCVBUFFORCE_OPTION, ChannelOption.SO_RCVBUF);
+            setBufferSize(channel, SO_SNDBUFFORCE_OPTION, ChannelOption.SO_SNDBUF);
             // One byte more than the largest datagram: a datagram that fills its slot was truncated.
             channel.config().setOption(UdpTransport.EPOLL == transport ?
                 EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE : IoUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, slot);
@@ -225,7 +240,7 @@ final class UdpSocket
             new FixedRecvByteBufAllocator(slot).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
     }
 
-    private void setChecked(final IntegerUnixChannelOption option, final int value)
+    private void setChecked(final Channel channel, final IntegerUnixChannelOption option, final int value)
     {
         channel.config().setOption(option, value);
         final Integer check = channel.config().getOption(option);
@@ -250,7 +265,8 @@ final class UdpSocket
         channel.eventLoop().submit(() -> channel.alloc().directBuffer(bytes).release()).awaitUninterruptibly();
     }
 
-    private void setBufferSize(final IntegerUnixChannelOption force, final ChannelOption<Integer> plain)
+    private static void setBufferSize(final Channel channel, final IntegerUnixChannelOption force,
+        final ChannelOption<Integer> plain)
     {
         try
         {
@@ -263,7 +279,11 @@ final class UdpSocket
         }
     }
 
-    private Channel newChannel()
+    /**
+     * @return a new channel of the link's transport and IP version; its socket lives in the calling thread's network
+     *     namespace.
+     */
+    Channel newChannel()
     {
         final SocketProtocolFamily family = config.ipv6() ? SocketProtocolFamily.INET6 : SocketProtocolFamily.INET;
         switch (transport)
@@ -278,9 +298,23 @@ final class UdpSocket
     }
 
     /**
+     * @param groupChannel a channel from {@link UdpMulticast#openGroup}.
+     * @return its native descriptor.
+     */
+    static int fdOf(final Channel groupChannel)
+    {
+        return nativeSocket(groupChannel).intValue();
+    }
+
+    /**
      * @return the native socket (epoll or io_uring).
      */
     FileDescriptor nativeSocket()
+    {
+        return nativeSocket(channel);
+    }
+
+    private static FileDescriptor nativeSocket(final Channel channel)
     {
         if (channel instanceof EpollDatagramChannel)
         {
@@ -467,6 +501,38 @@ final class UdpSocket
     UdpReceiveMode receiveMode()
     {
         return receiveMode;
+    }
+
+    /**
+     * @return the event loop group (one loop) every channel of the link runs on.
+     */
+    MultiThreadIoEventLoopGroup eventLoopGroup()
+    {
+        return group;
+    }
+
+    /**
+     * @return the spec.
+     */
+    UdpLinkConfig config()
+    {
+        return config;
+    }
+
+    /**
+     * @return the largest UDP payload the link carries.
+     */
+    int maxPayloadLength()
+    {
+        return maxPayloadLength;
+    }
+
+    /**
+     * @return the bound IPv6 address's interface index, 0 for IPv4 or when not found.
+     */
+    int interfaceIndex()
+    {
+        return interfaceIndex;
     }
 
     /**
