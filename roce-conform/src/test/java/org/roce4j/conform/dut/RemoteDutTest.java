@@ -182,10 +182,11 @@ class RemoteDutTest
                 assertTrue(null != tool && !tool.client(), scenario.name());
             }
         }
-        assertEquals(9, requesters, "requester scenarios a client loop serves");
+        assertEquals(10, requesters, "requester scenarios a client loop serves");
         assertEquals(List.of(RemoteTool.WRITE_BW, RemoteTool.ATOMIC_BW, RemoteTool.SEND_BW, RemoteTool.READ_BW,
             RemoteTool.SEND_UD, RemoteTool.WRITE_CLIENT,
-            RemoteTool.READ_CLIENT, RemoteTool.SEND_CLIENT, RemoteTool.WRITE_4_MTU_CLIENT),
+            RemoteTool.READ_CLIENT, RemoteTool.SEND_CLIENT, RemoteTool.WRITE_4_MTU_CLIENT,
+            RemoteTool.WRITE_100_MTU_CLIENT),
             List.copyOf(RemoteTool.forScenarios(Catalogue.all())));
     }
 }
