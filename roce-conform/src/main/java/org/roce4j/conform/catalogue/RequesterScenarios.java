@@ -212,7 +212,7 @@ public final class RequesterScenarios
                 Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
                     Checkers.MAX_PACKETS_WITHOUT_ACK_REQ)),
                 ackOf("the whole WRITE", 3),
-                Steps.completion(1, WcStatus.SUCCESS))
+                completed(1, 4))
             .build();
     }
 
@@ -449,7 +449,7 @@ public final class RequesterScenarios
                 }),
                 Steps.check("AckReq cadence", ctx -> Checkers.ackReqCadence(ctx.capture(),
                     Checkers.MAX_PACKETS_WITHOUT_ACK_REQ)),
-                Steps.completion(1, WcStatus.SUCCESS))
+                completed(1, CADENCE_PACKETS))
             .build();
     }
 }

@@ -230,7 +230,7 @@ public final class RemoteRequesterDut extends StockToolDut
     {
         final WrOpcode posts = switch (tool)
         {
-            case WRITE_CLIENT -> WrOpcode.RDMA_WRITE;
+            case WRITE_CLIENT, WRITE_4_MTU_CLIENT, WRITE_100_MTU_CLIENT -> WrOpcode.RDMA_WRITE;
             case READ_CLIENT -> WrOpcode.RDMA_READ;
             default -> WrOpcode.SEND;
         };

@@ -50,7 +50,19 @@ public enum RemoteTool
     /** ib_read_bw as client: READs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time. */
     READ_CLIENT("ib_read_bw", 1, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true),
     /** ib_send_bw as client: SENDs of {@value #CLIENT_MESSAGE_BYTES} bytes, one at a time. */
-    SEND_CLIENT("ib_send_bw", 2, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true);
+    SEND_CLIENT("ib_send_bw", 2, RemoteTool.CLIENT_MESSAGE_BYTES, RemoteTool.CLIENT_OPTIONS, true),
+    /**
+     * ib_write_bw as client with WRITEs of {@value #GO_BACK_N_MESSAGE_BYTES} bytes, one at a time: 4 packets at a path
+     * MTU of 1024 (rxe's in the guest), a message with middle packets for go-back-N.
+     */
+    WRITE_4_MTU_CLIENT("ib_write_bw", 3, RemoteTool.GO_BACK_N_MESSAGE_BYTES, " -s " +
+        RemoteTool.GO_BACK_N_MESSAGE_BYTES + RemoteTool.CLIENT_RUN_OPTIONS, true),
+    /**
+     * ib_write_bw as client with WRITEs of {@value #CADENCE_MESSAGE_BYTES} bytes, one at a time: 100 packets at a
+     * path MTU of 1024, more than a requester may send in a row without AckReq, for the AckReq cadence.
+     */
+    WRITE_100_MTU_CLIENT("ib_write_bw", 4, RemoteTool.CADENCE_MESSAGE_BYTES, " -s " +
+        RemoteTool.CADENCE_MESSAGE_BYTES + RemoteTool.CLIENT_RUN_OPTIONS, true);
 
     /**
      * The message size ib_send_bw's loop is given (-s), the length of each receive its server posts
@@ -64,9 +76,20 @@ public enum RemoteTool
      * ends soon.
      */
     public static final int CLIENT_ITERATIONS = 5;
-    /** The options of every client loop: its size, its iterations, one request outstanding (tx depth 1). */
-    private static final String CLIENT_OPTIONS = " -s " + CLIENT_MESSAGE_BYTES + " -n " + CLIENT_ITERATIONS +
-        " -t 1";
+    /**
+     * The message size of the go-back-N client loop: 4 path MTUs of 1024 (the guest's path MTU; a DUT at another MTU
+     * makes the scenario SKIP, naming the size its loop posts), the least that gives a message middle packets.
+     */
+    public static final int GO_BACK_N_MESSAGE_BYTES = 4 * 1024;
+    /**
+     * The message size of the AckReq cadence client loop: 100 path MTUs of 1024, so that a requester setting AckReq
+     * only on a message's last packet shows it (rxe's cadence allows 65 in a row without, Checkers).
+     */
+    public static final int CADENCE_MESSAGE_BYTES = 100 * 1024;
+    /** The run options of every client loop: its iterations, one request outstanding (tx depth 1). */
+    private static final String CLIENT_RUN_OPTIONS = " -n " + CLIENT_ITERATIONS + " -t 1";
+    /** The options of the one-packet client loops: their size and the run options. */
+    private static final String CLIENT_OPTIONS = " -s " + CLIENT_MESSAGE_BYTES + CLIENT_RUN_OPTIONS;
 
     /**
      * Which tool each scenario of the catalogue needs as DUT, by name (a scenario that is not here runs with
@@ -85,6 +108,8 @@ public enum RemoteTool
         Map.entry("responder.duplicate-read-shorter", READ_BW),
         Map.entry("responder.reads-beyond-resources", READ_BW),
         Map.entry("requester.lost-ack-retransmit", WRITE_CLIENT),
+        Map.entry("requester.nak-sequence-go-back-n", WRITE_4_MTU_CLIENT),
+        Map.entry("requester.ackreq-cadence", WRITE_100_MTU_CLIENT),
         Map.entry("requester.late-ack-after-retransmit", WRITE_CLIENT),
         Map.entry("requester.ghost-ack-ignored", WRITE_CLIENT),
         Map.entry("requester.duplicate-ack-harmless", WRITE_CLIENT),
@@ -197,14 +222,10 @@ public enum RemoteTool
     {
         return switch (name)
         {
-            case "requester.nak-sequence-go-back-n" -> "a WRITE of 4 path MTUs posted on the DUT: the client loops " +
-                "post messages of " + CLIENT_MESSAGE_BYTES + " bytes (one packet)";
             case "requester.read-response-placed" -> "a READ of 2 path MTUs posted on the DUT and its memory read " +
                 "back: the client loops post messages of " + CLIENT_MESSAGE_BYTES + " bytes and show no memory";
             case "requester.implied-nak-read" -> "a READ and a WRITE posted together on the DUT: a perftest client " +
                 "posts one verb";
-            case "requester.ackreq-cadence" -> "a WRITE of 100 path MTUs posted on the DUT: the client loops post " +
-                "messages of " + CLIENT_MESSAGE_BYTES + " bytes (one packet)";
             default -> "work posted on the DUT that no client loop posts";
         };
     }
