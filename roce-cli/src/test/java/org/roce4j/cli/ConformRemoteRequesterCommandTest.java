@@ -57,7 +57,7 @@ class ConformRemoteRequesterCommandTest
                 "requester.read-response-placed", "requester.read-response-too-long", "requester.implied-nak-read",
                 "requester.retry-exhausted", "requester.read-response-wrong-opcode", "requester.ackreq-cadence",
                 "--link", "udp:" + PEER_IP, "--listen",
-                Integer.toString(write.port()), "--dut-device", "roce4j", "--dut-wait", "500", "--report",
+                Integer.toString(write.port()), "--dut-device", "roce4j", "--dut-wait", "1000", "--report",
                 dir.toString(), WRITE_DUT_IP);
         }
         final String out = result.out();
