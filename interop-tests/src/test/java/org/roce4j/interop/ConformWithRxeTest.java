@@ -37,7 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * scenario (through QEMU's port forwarding) and sends the scenario's own frames over the tunnel. For the DUT as
  * requester the guest runs perftest clients in loops ({@code while :; do ib_write_bw -d rxe0 -x 1 -p 18525 -s 64 -n 5
  * -t 1 10.0.2.2; done}, ib_read_bw's on 18526, ib_send_bw's on 18527, ib_write_bw -s 4096's on 18528 and
- * ib_write_bw -s 102400's on 18529, all -n 5 -t 1) towards the run's listeners on the host's
+ * ib_write_bw -s 102400's on 18529, all -n 5 -t 1, and ib_read_bw -s 64 -n 5 -t 2's on 18530) towards the run's
+ * listeners on the host's
  * loopback (QEMU's 10.0.2.2), and roce4j answers their requests as the scenario's misbehaving
  * responder. The whole catalogue
  * runs under the rxe profile; the report lands in {@code interop-tests/target/conform-rxe/} (report.md, index.html, a

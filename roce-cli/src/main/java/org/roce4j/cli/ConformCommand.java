@@ -115,7 +115,8 @@ public final class ConformCommand implements Callable<Integer>
     @Option(names = "--listen", paramLabel = "PORT",
         description = "the first port roce4j listens on (every address) for the remote DUT's client loops (the DUT " +
             "as requester): ib_write_bw's connects to PORT, ib_read_bw's to PORT + 1, ib_send_bw's to PORT + 2, " +
-            "ib_write_bw -s 4096's to PORT + 3, ib_write_bw -s 102400's to PORT + 4 (default: 18525)")
+            "ib_write_bw -s 4096's to PORT + 3, ib_write_bw -s 102400's to PORT + 4, ib_read_bw -t 2's to PORT + 5 " +
+            "(default: 18525)")
     private Integer listenPort;
 
     @Option(names = "--peer-host", paramLabel = "HOST",

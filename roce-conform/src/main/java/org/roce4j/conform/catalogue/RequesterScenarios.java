@@ -341,29 +341,36 @@ public final class RequesterScenarios
     static Scenario impliedNak()
     {
         return requester("implied-nak-read")
-            .rule("9.7.5.1.2", "an ACK for a PSN after a READ that got no response is an implied NAK: the requester " +
-                "resends from the READ")
-            .summary("READ then WRITE; the WRITE is ACKed, the READ never answered; the READ and the WRITE come again")
+            .rule("9.7.5.1.2", "a READ response for a PSN after an outstanding READ's is an implied NAK: that READ's " +
+                "response was lost, and the requester resends from it (rxe_comp.c check_psn: COMPST_ERROR_RETRY)")
+            .summary("two READs outstanding, the second answered first; both READs come again, at once")
             .steps(Steps.connect(),
                 read(1, 64),
-                write(2, 64),
-                Steps.expect(FrameFilter.opcode(Opcode.RC_RDMA_WRITE_ONLY), requestNs()),
-                new Step("peer ACKs the WRITE only", ctx ->
+                read(2, 64),
+                new Step("expect both READ requests", ctx -> ctx.expect(FrameFilter.opcode(
+                    Opcode.RC_RDMA_READ_REQUEST).and(FrameFilter.psn(sq(ctx, 1))), requestNs())),
+                new Step("peer answers the second READ only", ctx ->
                 {
-                    ctx.send(Frames.ack(ctx, sq(ctx, 1), ACK, 2));
-                    ctx.markLastSent("ack");
+                    ctx.send(ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 1), Frames.pattern(64, 9),
+                        b -> b.aeth().syndrome(ACK).msn(2)));
+                    ctx.markLastSent("response");
                 }),
                 // At once, not after the local ACK timeout: a retransmission on timeout would hide a DUT that
                 // ignores the implied NAK.
-                new Step("expect the READ request again within 1 ms", ctx -> Checks.equal("resent READ PSN",
+                new Step("expect the first READ request again", ctx -> Checks.equal("resent READ PSN",
                     sq(ctx, 0), ctx.expect(FrameFilter.opcode(Opcode.RC_RDMA_READ_REQUEST), requestNs()).psn())),
-                Steps.check("go-back-N from the READ", ctx -> Checkers.goBackN(ctx.capture(),
-                    ctx.marked("ack").index(), sq(ctx, 0))),
-                Steps.send("READ RESPONSE ONLY", ctx -> ctx.frame(Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 0),
-                    Frames.pattern(64, 8), b -> b.aeth().syndrome(ACK).msn(1))),
-                ackOf("the WRITE again", 1),
-                Steps.completion(1, WcStatus.SUCCESS),
-                Steps.completion(2, WcStatus.SUCCESS))
+                Steps.check("go-back-N from the first READ", ctx -> Checkers.goBackN(ctx.capture(),
+                    ctx.marked("response").index(), sq(ctx, 0))),
+                Steps.send("READ RESPONSE ONLY of the first READ", ctx -> ctx.frame(
+                    Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 0), Frames.pattern(64, 8),
+                    b -> b.aeth().syndrome(ACK).msn(1))),
+                new Step("expect the second READ request again", ctx -> ctx.expect(FrameFilter.opcode(
+                    Opcode.RC_RDMA_READ_REQUEST).and(FrameFilter.psn(sq(ctx, 1))), requestNs())),
+                Steps.send("READ RESPONSE ONLY of the second READ", ctx -> ctx.frame(
+                    Opcode.RC_RDMA_READ_RESPONSE_ONLY, sq(ctx, 1), Frames.pattern(64, 9),
+                    b -> b.aeth().syndrome(ACK).msn(2))),
+                completed(1, 2),
+                completed(2, 3))
             .build();
     }
 

@@ -231,7 +231,7 @@ public final class RemoteRequesterDut extends StockToolDut
         final WrOpcode posts = switch (tool)
         {
             case WRITE_CLIENT, WRITE_4_MTU_CLIENT, WRITE_100_MTU_CLIENT -> WrOpcode.RDMA_WRITE;
-            case READ_CLIENT -> WrOpcode.RDMA_READ;
+            case READ_CLIENT, READ_2_CLIENT -> WrOpcode.RDMA_READ;
             default -> WrOpcode.SEND;
         };
         if (posts != work.opcode() || tool.sizeBytes() != work.length())

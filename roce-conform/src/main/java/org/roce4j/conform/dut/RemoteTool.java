@@ -62,7 +62,15 @@ public enum RemoteTool
      * path MTU of 1024, more than a requester may send in a row without AckReq, for the AckReq cadence.
      */
     WRITE_100_MTU_CLIENT("ib_write_bw", 4, RemoteTool.CADENCE_MESSAGE_BYTES, " -s " +
-        RemoteTool.CADENCE_MESSAGE_BYTES + RemoteTool.CLIENT_RUN_OPTIONS, true);
+        RemoteTool.CADENCE_MESSAGE_BYTES + RemoteTool.CLIENT_RUN_OPTIONS, true),
+    /**
+     * ib_read_bw as client with two READs of {@value #CLIENT_MESSAGE_BYTES} bytes outstanding (-t 2; perftest posts
+     * the next READ as each one completes): a READ response for the second while the first is unanswered is the
+     * implied NAK. perftest gives its QP max_rd_atomic = the out_reads the exchange settles on (16 here), so both
+     * READs go out at once.
+     */
+    READ_2_CLIENT("ib_read_bw", 5, RemoteTool.CLIENT_MESSAGE_BYTES, " -s " + RemoteTool.CLIENT_MESSAGE_BYTES +
+        " -n " + RemoteTool.CLIENT_ITERATIONS + " -t 2", true);
 
     /**
      * The message size ib_send_bw's loop is given (-s), the length of each receive its server posts
@@ -116,6 +124,7 @@ public enum RemoteTool
         Map.entry("requester.retry-exhausted", WRITE_CLIENT),
         Map.entry("requester.rnr-nak-wait-retry", SEND_CLIENT),
         Map.entry("requester.read-response-too-long", READ_CLIENT),
+        Map.entry("requester.implied-nak-read", READ_2_CLIENT),
         Map.entry("requester.read-response-wrong-opcode", READ_CLIENT));
 
     private final String command;
@@ -224,8 +233,6 @@ public enum RemoteTool
         {
             case "requester.read-response-placed" -> "a READ of 2 path MTUs posted on the DUT and its memory read " +
                 "back: the client loops post messages of " + CLIENT_MESSAGE_BYTES + " bytes and show no memory";
-            case "requester.implied-nak-read" -> "a READ and a WRITE posted together on the DUT: a perftest client " +
-                "posts one verb";
             default -> "work posted on the DUT that no client loop posts";
         };
     }
