@@ -55,8 +55,22 @@ public abstract class FaultVerdict
     public int mutate(final DirectBuffer buffer, final int offset, final int length, final MutableDirectBuffer into)
     {
         into.putBytes(0, buffer, offset, length);
-        final int capacity = into.capacity();
-        final int mutatedLength = verdictMutator.mutate(into, 0, length, capacity);
+        return mutateInPlace(into, length);
+    }
+
+    /**
+     * Rewrite the last decided frame, when {@link #mutates()}, where it is: for a link whose frame already sits in
+     * room of its own at 0 (the memory fabric's staging area), which {@link #mutate} would copy onto itself.
+     *
+     * @param frame  holding the frame at 0; its capacity bounds the new length.
+     * @param length of the frame.
+     * @return the length of the rewritten frame.
+     * @throws IllegalStateException when the mutator returns a length outside 1..capacity.
+     */
+    public int mutateInPlace(final MutableDirectBuffer frame, final int length)
+    {
+        final int capacity = frame.capacity();
+        final int mutatedLength = verdictMutator.mutate(frame, 0, length, capacity);
         if (mutatedLength < 1 || mutatedLength > capacity)
         {
             throw new IllegalStateException("mutation of " + verdictRule + " returned length " + mutatedLength +

@@ -35,7 +35,11 @@ final class FrameRing
      * with each other or the data, also with adjacent-line prefetch). */
     private static final int TAIL_OFFSET = 128;
     private static final int HEAD_OFFSET = 256;
-    private static final int TRAILER_LENGTH = 384;
+    /** The producers' copy of the head (Agrona's ManyToOneRingBuffer keeps one too: headCachePosition), on a line
+     * the consumer never writes: a claim reads it instead of the head, whose line the consumer dirties after every
+     * read, and refreshes it from the head only when the copy says the record does not fit. */
+    private static final int HEAD_CACHE_OFFSET = 384;
+    private static final int TRAILER_LENGTH = 512;
 
     /**
      * Called for each committed record.
@@ -59,6 +63,7 @@ final class FrameRing
     private final int maxPayloadLength;
     private final int tailIndex;
     private final int headIndex;
+    private final int headCacheIndex;
 
     /**
      * @param capacity data bytes, a power of two of at least 1024.
@@ -76,6 +81,7 @@ final class FrameRing
         this.buffer = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity + TRAILER_LENGTH, ALIGNMENT));
         this.tailIndex = capacity + TAIL_OFFSET;
         this.headIndex = capacity + HEAD_OFFSET;
+        this.headCacheIndex = capacity + HEAD_CACHE_OFFSET;
     }
 
     /**
@@ -114,13 +120,20 @@ final class FrameRing
         do
         {
             tail = buffer.getLongVolatile(tailIndex);
-            final long head = buffer.getLongVolatile(headIndex);
             final int index = (int)tail & mask;
             final int toEnd = capacity - index;
             padding = recordLength > toEnd ? toEnd : 0;
-            if (tail + padding + recordLength - head > capacity)
+            final long required = tail + padding + recordLength - capacity;
+            if (required > buffer.getLongVolatile(headCacheIndex))
             {
-                return -1;
+                // The copy is stale (it only ever lags the head): read the head and keep it for the next claims.
+                // Racing producers may store heads out of order: the copy can lag, never pass the head.
+                final long head = buffer.getLongVolatile(headIndex);
+                if (required > head)
+                {
+                    return -1;
+                }
+                buffer.putLongOrdered(headCacheIndex, head);
             }
         }
         while (!buffer.compareAndSetLong(tailIndex, tail, tail + padding + recordLength));

@@ -492,7 +492,7 @@ public final class MemoryLink implements Link
             return false;
         }
         // A rewrite happens in the staging area itself, which holds a frame of up to maxFrameLength.
-        final int length = faults.mutates() ? faults.mutate(staging, 0, decidedLength, staging) : decidedLength;
+        final int length = faults.mutates() ? faults.mutateInPlace(staging, decidedLength) : decidedLength;
         final long extraNs = faults.verdictDelayNs();
         final boolean delayed = extraNs > 0;
         final int laterFrames = faults.reorderFrames();
