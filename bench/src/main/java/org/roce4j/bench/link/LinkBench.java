@@ -43,8 +43,9 @@ import org.roce4j.transport.link.udp.UdpTransport;
  * {@link ThroughputRun} keeping {@code --depth} WRITEs in flight (one repost per completion, as perftest's
  * ib_write_bw), {@link LatencyRun}'s SEND ping-pong (ibv_rc_pingpong's flow).
  *
- * <p>Goals (issue 6): WRITE throughput at least 90% of raw and at least 1 GB/s of payload for 4 KiB frames;
- * round-trip latency at most 1.2 times raw.
+ * <p>Goals: WRITE throughput at least 0.95 of raw from 64 B to 4 KiB (issue 15; issue 6 asked 0.90 and 1 GB/s of
+ * payload at 4 KiB, an absolute figure that moves with the machine); round-trip latency at most 1.2 times raw
+ * (issue 6).
  *
  * <p>Run as root (namespaces, veth, raw capture): {@code bench/run.sh links [options]}; {@code --help} lists
  * the options.
@@ -55,10 +56,8 @@ public final class LinkBench
     private static final int WRITE_OVERHEAD = 12 + 16 + 4;
     /** BTH + ICRC around a SEND_ONLY payload. */
     private static final int SEND_OVERHEAD = 12 + 4;
-    /** Throughput goal for 4 KiB frames, payload bytes per second. */
-    private static final double GOAL_BYTES_PER_SECOND = 1e9;
-    /** Throughput goal relative to raw. */
-    private static final double GOAL_THROUGHPUT_RATIO = 0.90;
+    /** Throughput goal relative to raw (issue 15). */
+    private static final double GOAL_THROUGHPUT_RATIO = 0.95;
     /** Latency goal relative to raw. */
     private static final double GOAL_LATENCY_RATIO = 1.2;
     /** Receives each side keeps posted for the SEND ping-pong. */
@@ -327,13 +326,11 @@ public final class LinkBench
             if (write)
             {
                 final double ratio = l.opsPerSecond() / r.opsPerSecond();
-                final double linkBytes = l.opsPerSecond() * size;
-                final boolean bytesGoal = 4096 != size || linkBytes >= GOAL_BYTES_PER_SECOND;
-                final boolean met = ratio >= GOAL_THROUGHPUT_RATIO && bytesGoal;
+                final boolean met = ratio >= GOAL_THROUGHPUT_RATIO;
                 rows.add(String.format(Locale.ROOT,
                     "| %s | %s | %s | RC WRITE | %d | %s | %s | %s | %.2f | %s | %s | %s | %.1f |", medium, link,
                     transport, size, rate(l, size), baseline, rate(r, size), ratio, spread,
-                    judged ? ">= 0.90" + (4096 == size ? ", >= 1 GB/s" : "") : "-",
+                    judged ? String.format(Locale.ROOT, ">= %.2f", GOAL_THROUGHPUT_RATIO) : "-",
                     judged ? (met ? "yes" : "**no**") : "-", load));
             }
             else
@@ -342,7 +339,8 @@ public final class LinkBench
                 final boolean met = ratio <= GOAL_LATENCY_RATIO;
                 rows.add(String.format(Locale.ROOT,
                     "| %s | %s | %s | RC SEND/RECV RTT | %d | %s | %s | %s | %.2f | %s | %s | %s | %.1f |", medium,
-                    link, transport, size, rtt(l), baseline, rtt(r), ratio, spread, judged ? "<= 1.2" : "-",
+                    link, transport, size, rtt(l), baseline, rtt(r), ratio, spread,
+                    judged ? String.format(Locale.ROOT, "<= %.1f", GOAL_LATENCY_RATIO) : "-",
                     judged ? (met ? "yes" : "**no**") : "-", load));
             }
         }
