@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import picocli.CommandLine;
 
@@ -55,6 +56,67 @@ final class Cli
         commandLine.setErr(new PrintWriter(err, true));
         final int exitCode = commandLine.execute(args);
         return new Result(exitCode, out.toString(), err.toString());
+    }
+
+    /**
+     * {@code count} consecutive TCP ports that every address of this host could bind a moment ago (SO_REUSEADDR, as
+     * the conform listeners bind), below Linux's default ephemeral range (32768-60999), so that no other test's
+     * port-0 listener or outgoing connection takes one between this probe and the real bind. A block from
+     * {@link #freeTcpPort()} plus its neighbours was not safe: the neighbours are ephemeral ports (one was in use in a
+     * CI run).
+     *
+     * @param count ports in the block.
+     * @return the first port of the block.
+     */
+    static int freeTcpPortBlock(final int count)
+    {
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            // 20000-32000: above the usual fixed service ports, below the ephemeral range.
+            final int base = random.nextInt(20_000, 32_000 - count);
+            if (bindable(base, count))
+            {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no block of " + count + " free TCP ports in 20000-32000 after 100 tries");
+    }
+
+    private static boolean bindable(final int base, final int count)
+    {
+        final ServerSocket[] sockets = new ServerSocket[count];
+        try
+        {
+            for (int i = 0; i < count; i++)
+            {
+                sockets[i] = new ServerSocket();
+                sockets[i].setReuseAddress(true);
+                sockets[i].bind(new InetSocketAddress(base + i), 1);
+            }
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+        finally
+        {
+            for (final ServerSocket socket : sockets)
+            {
+                if (null != socket)
+                {
+                    try
+                    {
+                        socket.close();
+                    }
+                    catch (final IOException ignored)
+                    {
+                        // closing a probe: nothing to do
+                    }
+                }
+            }
+        }
     }
 
     /**

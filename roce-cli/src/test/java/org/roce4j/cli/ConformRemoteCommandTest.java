@@ -37,7 +37,8 @@ class ConformRemoteCommandTest
     @Test
     void remoteDutThroughTheCliGivesTheTableTheExitCodeAndTheReports(@TempDir final Path dir) throws Exception
     {
-        final int port = Cli.freeTcpPort();
+        // PORT .. PORT + 4: the server loops the responder suite connects to.
+        final int port = Cli.freeTcpPortBlock(5);
         final List<String> serverErrors = Collections.synchronizedList(new ArrayList<>());
         try (PerfLoop write = new PerfLoop(serverErrors, DUT_IP, "perf", "write_bw", "--link", "udp:" + DUT_IP, "-p",
             Integer.toString(port), "--timeout", PERF_TIMEOUT_MS);

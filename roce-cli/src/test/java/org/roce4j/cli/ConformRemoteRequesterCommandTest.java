@@ -36,7 +36,8 @@ class ConformRemoteRequesterCommandTest
     @Test
     void requesterSuiteThroughClientLoopsGivesVerdictsAndTheExitCode(@TempDir final Path dir) throws Exception
     {
-        final int listen = Cli.freeTcpPort();
+        // PORT .. PORT + 5: one listener per client loop.
+        final int listen = Cli.freeTcpPortBlock(6);
         final List<String> clientErrors = Collections.synchronizedList(new ArrayList<>());
         final Cli.Result result;
         try (PerfLoop write = client(clientErrors, "write_bw", WRITE_DUT_IP, listen);
